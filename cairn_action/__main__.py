@@ -1,0 +1,5 @@
+"""`python -m cairn_action` is the same as `cairn` (and the container's entrypoint)."""
+
+from cairn_action.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The golden set: models, loading and validation, the split, and the sample corpus generator."""

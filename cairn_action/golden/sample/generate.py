@@ -1,0 +1,81 @@
+"""`cairn corpus generate`: write the Halcyon Provisions sample corpus from a seed and check its digest."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from cairn_action.errors import DataError
+from cairn_action.golden.sample import documents
+from cairn_action.golden.sample.draw import Draw
+from cairn_action.golden.sample.facts import facts_for
+from cairn_action.index.corpus import corpus_hash_of
+
+DEFAULT_SEED = 7
+
+# The corpus_hash of the generated corpus per seed. A change to any document template shows up as a
+# one-line change here; the shipped golden set is labelled against seed 7, so review such a change
+# with `cairn golden check` before updating the digest.
+PINNED_DIGESTS: dict[int, str] = {
+    7: "",
+}
+
+
+@dataclass(frozen=True)
+class GeneratedCorpus:
+    root: Path
+    seed: int
+    files: dict[str, str]  # relative path -> text
+    corpus_hash: str
+    pinned: str | None  # the digest pinned for this seed, if any
+
+    @property
+    def words(self) -> int:
+        return sum(len(text.split()) for text in self.files.values())
+
+
+def render_corpus(seed: int) -> dict[str, str]:
+    """Every sample document for `seed`, as {relative path: markdown}."""
+    draw = Draw(seed)
+    facts = facts_for(draw)
+    files: dict[str, str] = {}
+    for info in sorted(pkgutil.iter_modules(documents.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{documents.__name__}.{info.name}")
+        text = module.render(draw, facts)
+        if not text.endswith("\n"):
+            text += "\n"
+        if module.PATH in files:
+            raise RuntimeError(f"two sample documents claim {module.PATH}")
+        files[module.PATH] = text
+    return files
+
+
+def generate_corpus(out: Path, seed: int = DEFAULT_SEED) -> GeneratedCorpus:
+    """Write the corpus under `out` and check it against the pinned digest for `seed`.
+
+    Raises DataError when a pinned digest exists and differs (the generator changed), after writing,
+    so the differing files can be inspected.
+    """
+    files = render_corpus(seed)
+    if out.exists() and not out.is_dir():
+        raise DataError(f"{out}: exists and is not a folder", "choose another --out")
+    stale = [p for p in out.rglob("*.md")] if out.is_dir() else []
+    for path in stale:
+        if path.relative_to(out).as_posix() not in files:
+            path.unlink()  # a document the generator no longer writes would change the hash
+    for rel, text in files.items():
+        target = out / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text.encode("utf-8"))
+    digest = corpus_hash_of(files)
+    pinned = PINNED_DIGESTS.get(seed) or None
+    result = GeneratedCorpus(root=out, seed=seed, files=files, corpus_hash=digest, pinned=pinned)
+    if pinned is not None and pinned != digest:
+        raise DataError(
+            f"{out}: the generated corpus for seed {seed} has digest {digest}, but {pinned} is pinned",
+            "the generator changed: if that was intended, update PINNED_DIGESTS in "
+            "cairn_action/golden/sample/generate.py and run `cairn golden check`",
+        )
+    return result

@@ -1,0 +1,1 @@
+"""Documents on disk → chunks with character offsets → a store; the corpus hash."""

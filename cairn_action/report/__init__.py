@@ -1,0 +1,1 @@
+"""The report (the unit of evidence), reading and writing it, and the leaderboard."""

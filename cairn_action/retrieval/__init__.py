@@ -1,0 +1,1 @@
+"""Retrievers: given a question, a ranked list of chunks."""

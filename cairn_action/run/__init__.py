@@ -1,0 +1,1 @@
+"""The expensive half: per case retrieve, answer, judge, verify; cached, resumable, shardable."""

@@ -1,0 +1,146 @@
+"""The run artifact: a header line, then one record per case. Observations only, no aggregates.
+
+Everything the report's per_case needs is here, and more, so scoring never calls a provider.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RUN_SCHEMA_VERSION = 1
+
+CaseStatus = Literal["answered", "abstained", "error", "stale"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Environment(_Model):
+    """The machine a run was measured on; latency is only compared between equal kinds."""
+
+    os: str
+    arch: str
+    python: str
+    cpu_count: int
+
+    @property
+    def kind(self) -> str:
+        return f"{self.os}/{self.arch}/{self.cpu_count}cpu"
+
+
+class RunHeader(_Model):
+    """The first line of a run artifact: what was run, on what, where."""
+
+    kind: Literal["header"] = "header"
+    schema_version: int = RUN_SCHEMA_VERSION
+    cairn_version: str
+    config_name: str
+    config_hash: str
+    corpus_hash: str
+    golden_version: str
+    golden_hash: str
+    """sha256 of golden.jsonl: a set edited without a version bump is still caught."""
+    split: Literal["all", "eval", "calibration"] = "all"
+    shard: str | None = None
+    """`I/N` when this artifact holds one shard, None for the whole set."""
+    provider: str
+    model: str
+    judge: str
+    retrieval_mode: str
+    top_k: int
+    depth: int
+    started_at: str
+    environment: Environment
+
+
+class RetrievedChunk(_Model):
+    chunk_id: str
+    doc: str
+    """Corpus-relative path of the chunk's document."""
+    rank: int = Field(ge=1)
+    score: float
+
+
+class Citation(_Model):
+    chunk_id: str
+    quote: str = ""
+
+
+class Claim(_Model):
+    text: str
+    cited_chunk_ids: list[str] = Field(default_factory=list)
+    verified: bool
+
+
+class JudgeVerdict(_Model):
+    name: str
+    """The judge (`lexical`, `llm`)."""
+    rule_version: str
+    correct: bool | None
+    """None when nothing was judged (abstained, error, stale)."""
+    score: float | None = None
+    """A 0..1 grade from a grading judge; None from the lexical judge."""
+    rationale: str = ""
+
+
+class Usage(_Model):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens + self.cached_input_tokens
+
+
+class ProviderCall(_Model):
+    """One answerer or judge call, in order, for cost, tokens and the prompt-prefix cache rate."""
+
+    role: Literal["answer", "judge", "verify"]
+    provider: str
+    model: str
+    cached: bool
+    """Served from Cairn's on-disk cache (no provider call made)."""
+    prompt_prefix_hash: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    cost_usd: float | None = 0.0
+    """None when the model's price is unknown."""
+    latency_ms: float = 0.0
+
+
+class CaseRecord(_Model):
+    """One golden case, run."""
+
+    kind: Literal["case"] = "case"
+    case_id: str
+    answerable: bool
+    status: CaseStatus
+    answer_text: str | None = None
+    citations: list[Citation] = Field(default_factory=list)
+    confidence: float | None = None
+    confidence_source: str | None = None
+    """e.g. `stub-support-score`, `model-reported`, `logprob`."""
+    model_abstained: bool = False
+    """The answerer itself declined to answer (before any calibrated threshold)."""
+    retrieved: list[RetrievedChunk] = Field(default_factory=list)
+    """Ranked to the retrieval depth, deduplicated."""
+    support_chunk_ids: list[str] = Field(default_factory=list)
+    """Chunks that overlap a support quote, located over the whole store."""
+    support_located: bool = False
+    """Every support quote was found in the store (answerable cases)."""
+    retrieved_support_rank: int | None = None
+    """Evidence-complete rank (metrics.md §2.5): smallest k whose top-k covers every quote; None if never."""
+    first_overlap_rank: int | None = None
+    judge: JudgeVerdict | None = None
+    claims: list[Claim] = Field(default_factory=list)
+    calls: list[ProviderCall] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    cost_usd: float | None = 0.0
+    latency_ms: float = 0.0
+    prompt_prefix_hash: str | None = None
+    error: str | None = None
+    raw_output: str | None = None
+    """The provider's raw text when it could not be parsed."""
