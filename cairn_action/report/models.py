@@ -152,6 +152,9 @@ class Notes(_Model):
     promotion: str = ""
     """Set for split `all`: never a promotion decision."""
     overrides: list[OverrideRecord] = Field(default_factory=list)
+    gate_policy: dict[str, object] = Field(default_factory=dict)
+    """The config's [gate] section at the time of the run: a comparison uses the *baseline's* policy,
+    so a pull request cannot loosen its own gate."""
     extra: dict[str, str] = Field(default_factory=dict)
 
 
