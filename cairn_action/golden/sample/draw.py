@@ -65,5 +65,9 @@ class Draw:
 
     def shuffled(self, key: str, options: Sequence[T]) -> list[T]:
         """A seeded permutation of `options` (sorted by a keyed hash of each position)."""
-        return [o for _, o in sorted(((self._u64(f"{key}:{i}"), o) for i, o in enumerate(options)),
-                                     key=lambda pair: pair[0])]
+        return [
+            o
+            for _, o in sorted(
+                ((self._u64(f"{key}:{i}"), o) for i, o in enumerate(options)), key=lambda pair: pair[0]
+            )
+        ]
