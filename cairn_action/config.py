@@ -7,11 +7,13 @@ concurrency), so two machines with different checkouts agree on it.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
+import re
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -72,7 +74,14 @@ class ProviderConfig(_Section):
 
 class JudgeConfig(_Section):
     name: str = "lexical"
+    """`lexical` (deterministic, the default) or `llm` (a model grades answers under a versioned rubric)."""
     model: str | None = None
+    """The LLM judge's model; default: [provider] model when the judge uses the answering provider."""
+    provider: str | None = None
+    """The LLM judge's API (`openai` or `anthropic`); default: [provider] name, base_url and api_key_env."""
+    base_url: str | None = None
+    api_key_env: str | None = None
+    """Name of the environment variable holding the judge's API key (never the key itself)."""
     f1_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
     """Lexical judge: an answer is correct when it contains the expected answer or reaches this token F1."""
 
@@ -83,15 +92,20 @@ class RunConfig(_Section):
 
 
 class CalibrationConfig(_Section):
-    alpha: float = Field(default=0.1, gt=0.0, lt=1.0)
-    """Target error rate among answered cases."""
+    alpha: float = Field(default=0.2, gt=0.0, lt=1.0)
+    """Target error rate among answered cases.
+
+    0.2 by default because a golden set of ~100 cases leaves ~40 to calibrate on, and certifying 0.1 at
+    delta 0.1 needs at least 22 confident calibration answers with no error at all (metrics.md §3.5);
+    set it lower when the golden set is larger. Choose it before calibrating, never after.
+    """
     delta: float = Field(default=0.1, gt=0.0, lt=1.0)
     """Allowed probability that the guarantee fails."""
     seed: int = 0
     fraction: float = Field(default=0.4, gt=0.0, lt=1.0)
     """Share of the golden set in the calibration slice."""
     path: str | None = None
-    """Where `cairn calibrate` writes the threshold; default `<config stem>.calibration.json` beside the config."""
+    """Where `cairn calibrate` writes the threshold; default `<config stem>.calibration.json` beside it."""
 
 
 class GateConfig(_Section):
@@ -107,6 +121,18 @@ class GateConfig(_Section):
 
 class BudgetConfig(_Section):
     max_cost_usd: float | None = Field(default=None, ge=0.0)
+    """No new provider call is made once this much has been spent (answerer and judge together)."""
+
+
+class PriceConfig(_Section):
+    """A model's price in USD per million tokens; overrides Cairn's dated table (`[prices."<model>"]`)."""
+
+    input: float = Field(ge=0.0)
+    output: float = Field(ge=0.0)
+    cached_input: float | None = Field(default=None, ge=0.0)
+    """Cache reads; default: the input price."""
+    cache_write: float | None = Field(default=None, ge=0.0)
+    """Anthropic cache creation; default: the input price."""
 
 
 class Config(_Section):
@@ -124,6 +150,8 @@ class Config(_Section):
     calibration: CalibrationConfig = Field(default_factory=CalibrationConfig)
     gate: GateConfig = Field(default_factory=GateConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    prices: dict[str, PriceConfig] = Field(default_factory=dict)
+    """Per model name: prices that override (or add to) the built-in table."""
 
 
 class LoadedConfig(BaseModel):
@@ -140,6 +168,21 @@ class LoadedConfig(BaseModel):
     def resolve(self, path: str) -> Path:
         p = Path(path)
         return p if p.is_absolute() else self.base_dir / p
+
+    def with_overrides(
+        self, *, corpus: Path | None = None, golden: Path | None = None, cwd: Path | None = None
+    ) -> LoadedConfig:
+        """This config with `--corpus` / `--golden` applied; they are relative to `cwd`, not the file.
+
+        Paths are not part of `config_hash`, so the experiment keeps its identity.
+        """
+        cwd = (cwd or Path.cwd()).resolve()
+        update: dict[str, BaseModel] = {}
+        if corpus is not None:
+            update["corpus"] = self.config.corpus.model_copy(update={"path": str(cwd / corpus)})
+        if golden is not None:
+            update["golden"] = self.config.golden.model_copy(update={"path": str(cwd / golden)})
+        return self.model_copy(update={"config": self.config.model_copy(update=update)})
 
     @property
     def corpus_dir(self) -> Path:
@@ -161,36 +204,98 @@ class LoadedConfig(BaseModel):
         return self.base_dir / f"{stem}.calibration.json"
 
 
-# Fields that say where things are or how fast to run, not what is measured.
-_UNHASHED = {"corpus": {"path"}, "golden": {"path"}, "run": True, "calibration": {"path"}, "description": True}
+# Fields that say where things are or how to reach and pace the provider, not what is measured: two
+# machines (a laptop with another key variable, CI with a lower rate limit) must agree on the hash.
+_UNHASHED: dict[str, Any] = {
+    "description": True,
+    "corpus": {"path"},
+    "golden": {"path"},
+    "run": True,
+    "calibration": {"path"},
+    "provider": {"api_key_env", "timeout_s", "max_retries", "requests_per_minute"},
+    "judge": {"api_key_env"},
+}
 
 
 def config_hash(config: Config) -> str:
     """16 hex digits identifying the experiment; paths and run mechanics excluded."""
     data = config.model_dump(mode="json", exclude=_UNHASHED)
+    # Keys added after the default hash was pinned count only once set, so existing configs keep theirs.
+    for key in ("provider", "base_url"):
+        if data["judge"][key] is None:
+            del data["judge"][key]
+    if not data["prices"]:
+        del data["prices"]
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
-def _format_validation_error(source: Path, exc: ValidationError) -> str:
-    problems = []
+_TABLE_HEADER = re.compile(r"^\[\s*([^\[\]]+?)\s*\]")
+_KEY_LINE = re.compile(r"^([A-Za-z0-9_.\"' -]+?)\s*=")
+
+
+def _dotted(text: str) -> tuple[str, ...]:
+    return tuple(part.strip().strip("\"'") for part in text.split("."))
+
+
+def _line_of(text: str, loc: tuple[str, ...]) -> int | None:
+    """Best-effort line of the key at `loc` in a TOML text (tables and dotted keys; not inline tables)."""
+    table: tuple[str, ...] = ()
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        header = _TABLE_HEADER.match(line)
+        if header:
+            table = _dotted(header.group(1))
+            if table == loc:
+                return number
+            continue
+        key = _KEY_LINE.match(line)
+        if key and (table + _dotted(key.group(1)))[: len(loc)] == loc:
+            return number
+    return None
+
+
+def _known_keys(loc: tuple[str, ...]) -> list[str]:
+    """The keys allowed beside the last part of `loc`, for a did-you-mean hint."""
+    model: type[BaseModel] = Config
+    for part in loc[:-1]:
+        field = model.model_fields.get(part)
+        annotation = field.annotation if field is not None else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return []
+        model = annotation
+    return list(model.model_fields)
+
+
+def _problems(text: str, exc: ValidationError) -> tuple[list[tuple[int | None, str]], list[str]]:
+    problems: list[tuple[int | None, str]] = []
+    suggestions: list[str] = []
     for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        loc = tuple(str(p) for p in err["loc"])
+        where = ".".join(loc) or "(top level)"
+        line = _line_of(text, loc) if loc else None
         if err["type"] == "extra_forbidden":
-            problems.append(f"unknown key '{where}'")
+            problems.append((line, f"unknown key '{where}'"))
+            close = difflib.get_close_matches(loc[-1], _known_keys(loc), n=1)
+            if close:
+                suggestions.append(f"did you mean '{'.'.join((*loc[:-1], close[0]))}' for '{where}'?")
         else:
-            problems.append(f"'{where}': {err['msg']}")
-    return f"{source}: " + "; ".join(problems)
+            problems.append((line, f"'{where}': {err['msg']}"))
+    return problems, suggestions
 
 
-def parse_config(data: dict, source: Path) -> Config:
+def parse_config(data: dict, source: Path, text: str = "") -> Config:
+    """Validate parsed TOML; `text` (the file's content) lets a message point at the offending line."""
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(
-            _format_validation_error(source, exc),
-            "see the README's configuration section for the keys each section takes",
-        ) from None
+        problems, suggestions = _problems(text, exc)
+        lines = [f"{source}{'' if line is None else f':{line}'}: {what}" for line, what in problems]
+        message = lines[0] if len(lines) == 1 else "\n".join([f"{len(lines)} problems in {source}:", *lines])
+        hint = "; ".join(
+            [*suggestions, "see the README's configuration section for the keys each section takes"]
+        )
+        raise ConfigError(message, hint) from None
 
 
 def load_config(path: Path | None, *, cwd: Path | None = None) -> LoadedConfig:
@@ -208,20 +313,32 @@ def load_config(path: Path | None, *, cwd: Path | None = None) -> LoadedConfig:
     if not path.is_file():
         raise ConfigError(f"{path}: config file not found", "pass --config FILE, or omit it for the default")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid UTF-8 (byte {exc.start})", "save the file as UTF-8") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}", "check the file's syntax") from None
-    config = parse_config(data, path)
+        at = re.search(r"\(at line (\d+), column \d+\)$", str(exc))
+        where = f"{path}:{at.group(1)}" if at else str(path)
+        reason = str(exc)[: at.start()].rstrip() if at else str(exc)
+        raise ConfigError(f"{where}: invalid TOML: {reason}", "check the file's syntax") from None
+    config = parse_config(data, path, text)
     return LoadedConfig(config=config, source=path, base_dir=path.parent.resolve())
 
 
 def embedded_golden_path() -> Path:
-    """The shipped golden set: inside the installed wheel, or at the repository root in a checkout."""
+    """The shipped golden set: inside the installed wheel, or at the repository root in a checkout.
+
+    When neither exists the checkout location is returned and loading it reports the missing file;
+    not raising here keeps `--golden` usable without a `cairn.toml` in such an installation.
+    """
     package = Path(__file__).resolve().parent
-    for candidate in (package / "_embedded_golden", package.parent / "golden"):
+    candidates = (package / "_embedded_golden", package.parent / "golden")
+    for candidate in candidates:
         if (candidate / "golden.jsonl").is_file():
             return candidate / "golden.jsonl"
-    raise ConfigError("the shipped golden set is missing from this installation", "reinstall cairn-action")
+    return candidates[-1] / "golden.jsonl"
 
 
 def embedded_default(cwd: Path) -> LoadedConfig:

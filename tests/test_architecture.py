@@ -29,7 +29,7 @@ LAYERS = [
     {"gate"},
     {"render"},
     {"gh"},
-    {"cli", "action", "release", "__main__"},
+    {"cli", "action", "release", "demo", "__main__"},
 ]
 ENV_READERS = {"cli", "action", "config", "gh", "__main__"}
 

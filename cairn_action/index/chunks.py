@@ -1,11 +1,38 @@
 """Documents → chunks with character offsets → a store.
 
-(Interface fixed here; the chunking algorithm is implemented in `build_store`.)
+A document is cut into pieces that never split a sentence or a table row: markdown headings, table rows
+and list items (one per line), and sentences of running text. Pieces are packed greedily up to `size`
+characters; the cut prefers a section start, then a paragraph break, then any piece end, as long as the
+chunk keeps at least half its target length. The next chunk repeats the trailing pieces of the previous
+one that fit in `overlap` characters, except across a section start, where continuity has no value.
+
+Offsets always refer to the raw document text (`chunk.text == document.text[start:end]`); the heading
+path and, for a chunk that starts inside a table, the table's header row are kept beside the text as
+retrieval context, never inside it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from cairn_action.index.corpus import Corpus, Document
+
+CHUNKER_VERSION = "paragraph-sentence-1"
+
+# A sentence ends at . ! or ? (optionally closed by a quote or bracket) followed by whitespace and an
+# upper-case letter, digit, quote or bracket. Decimal points ("2.5") and abbreviations followed by a
+# lower-case word ("e.g. the") therefore do not end sentences.
+_SENTENCE_END = re.compile(r"""[.!?]["')\]]?\s+(?=[A-Z0-9"'(\[£$€*])""")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_LINE_ITEM = re.compile(r"^\s*(\||[-*+]\s|\d+[.)]\s)")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
+
+_SECTION, _PARAGRAPH, _LINE = 3, 2, 1
 
 
 @dataclass(frozen=True)
@@ -21,3 +48,211 @@ class Chunk:
     text: str
     heading: str = ""
     """The markdown heading path the chunk sits under (context for retrieval; not part of `text`)."""
+    table_header: str = ""
+    """The header row of the table the chunk starts inside, when it starts below that row; else ""."""
+
+    @property
+    def context(self) -> str:
+        """Heading path and table header: what a reader of the chunk alone would be missing."""
+        return "\n".join(part for part in (self.heading, self.table_header) if part)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A unit the chunker never splits: a heading, a table row, a list item or a sentence."""
+
+    start: int
+    end: int
+    heading: str
+    """The heading path in force at the piece (for a heading line, the path it opens)."""
+    table_header: str
+    """The header row of the table this row belongs to; "" outside tables."""
+    is_heading: bool
+    is_row: bool
+    """A table row (including the header and rule rows)."""
+    boundary: int
+    """Strength of the break before the piece: section (3) > paragraph (2) > line or sentence (1)."""
+
+
+def make_chunk_id(doc: str, start: int, end: int) -> str:
+    """`<doc path>#<start>-<end>`: readable in reports and stable across runs and machines."""
+    return f"{doc}#{start}-{end}"
+
+
+def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The sentences of `text[start:end]` as (start, end) offsets into `text`, trailing spaces excluded."""
+    spans = []
+    pos = start
+    for match in _SENTENCE_END.finditer(text, start, end):
+        cut = match.start() + len(match.group().rstrip())
+        spans.append((pos, cut))
+        pos = match.end()
+    if pos < end:
+        spans.append((pos, end))
+    return spans
+
+
+def _hard_split(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
+    """Cut an over-long piece at whitespace near `size`, so no chunk is ever more than `size` long."""
+    spans = []
+    while end - start > size:
+        cut = text.rfind(" ", start + size // 2, start + size)
+        cut = cut if cut > start else start + size
+        spans.append((start, cut))
+        start = cut
+        while start < end and text[start].isspace():
+            start += 1
+    if start < end:
+        spans.append((start, end))
+    return spans
+
+
+def split_pieces(text: str, size: int) -> list[Piece]:
+    """The unsplittable pieces of a markdown text, in order, none longer than `size` (headings aside)."""
+    pieces: list[Piece] = []
+    path: list[tuple[int, str]] = []  # (level, title)
+    header_row = ""
+    boundary = _SECTION
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        line_start, pos = pos, pos + len(line)
+        stripped = line.strip()
+        if not stripped:
+            boundary = max(boundary, _PARAGRAPH)
+            header_row = ""
+            continue
+        begin = line_start + (len(line) - len(line.lstrip()))
+        finish = line_start + len(line.rstrip())
+        heading = _HEADING.match(stripped)
+        if heading:
+            level = len(heading.group(1))
+            path = [(lv, t) for lv, t in path if lv < level] + [(level, heading.group(2))]
+            pieces.append(Piece(begin, finish, " > ".join(t for _, t in path), "", True, False, _SECTION))
+            boundary = _PARAGRAPH
+            header_row = ""
+            continue
+        context = " > ".join(t for _, t in path)
+        if _LINE_ITEM.match(line):
+            is_row = stripped.startswith("|")
+            if is_row and _TABLE_RULE.match(stripped) and pieces and not header_row:
+                header_row = text[pieces[-1].start : pieces[-1].end]
+            spans = _hard_split(text, begin, finish, size)
+            row_header = header_row if is_row else ""
+            for i, (s, e) in enumerate(spans):
+                pieces.append(Piece(s, e, context, row_header, False, is_row, boundary if i == 0 else _LINE))
+            boundary = _LINE
+            continue
+        for s, e in sentence_spans(text, begin, finish):
+            for i, (hs, he) in enumerate(_hard_split(text, s, e, size)):
+                pieces.append(Piece(hs, he, context, "", False, False, boundary if i == 0 else _LINE))
+                boundary = _LINE
+    return pieces
+
+
+def _choose_end(pieces: list[Piece], first: int, size: int) -> int:
+    """Index one past the last piece of the chunk starting at `first`."""
+    start = pieces[first].start
+    last = first
+    while last + 1 < len(pieces) and pieces[last + 1].end - start <= size:
+        last += 1
+    if last + 1 >= len(pieces):
+        return len(pieces)
+    # Prefer the strongest break that still leaves the chunk at least half full; never end on a heading.
+    best, best_strength = last + 1, -1
+    for cut in range(last + 1, first, -1):
+        if pieces[cut - 1].end - start < size // 2:
+            break
+        strength = pieces[cut].boundary if not pieces[cut - 1].is_heading else -1
+        if strength > best_strength:
+            best, best_strength = cut, strength
+    while best - 1 > first and pieces[best - 1].is_heading:
+        best -= 1
+    return best
+
+
+def _next_start(pieces: list[Piece], first: int, end: int, overlap: int) -> int:
+    if end >= len(pieces) or pieces[end].boundary == _SECTION or overlap == 0:
+        return end
+    nxt = end
+    while nxt - 1 > first and pieces[end - 1].end - pieces[nxt - 1].start <= overlap:
+        nxt -= 1
+    return nxt
+
+
+def chunk_document(document: Document, size: int, overlap: int) -> list[Chunk]:
+    """Cut one document into chunks of about `size` characters sharing about `overlap` characters."""
+    pieces = split_pieces(document.text, size)
+    chunks: list[Chunk] = []
+    first = 0
+    while first < len(pieces):
+        end = _choose_end(pieces, first, size)
+        head = pieces[first]
+        start, stop = head.start, pieces[end - 1].end
+        parent = head.heading.rpartition(" > ")[0] if head.is_heading else head.heading
+        chunks.append(
+            Chunk(
+                chunk_id=make_chunk_id(document.path, start, stop),
+                doc=document.path,
+                start=start,
+                end=stop,
+                text=document.text[start:stop],
+                heading=parent,
+                table_header=head.table_header,
+            )
+        )
+        first = _next_start(pieces, first, end, overlap)
+    return chunks
+
+
+@dataclass(frozen=True)
+class ChunkStore:
+    """Every chunk of a corpus, in document order, with lookups by id and by character span."""
+
+    chunks: tuple[Chunk, ...]
+    size: int = 0
+    """The chunking parameters the store was built with (0 when built by hand, e.g. in a test)."""
+    overlap: int = 0
+    _by_id: dict[str, Chunk] = field(init=False, repr=False, compare=False)
+    _by_doc: dict[str, tuple[list[int], list[Chunk]]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_doc: dict[str, list[Chunk]] = {}
+        for chunk in self.chunks:
+            by_doc.setdefault(chunk.doc, []).append(chunk)
+        object.__setattr__(self, "_by_id", {c.chunk_id: c for c in self.chunks})
+        sorted_docs = {}
+        for doc, items in by_doc.items():
+            items.sort(key=lambda c: (c.start, c.end))
+            sorted_docs[doc] = ([c.start for c in items], items)
+        object.__setattr__(self, "_by_doc", sorted_docs)
+
+    def get(self, chunk_id: str) -> Chunk | None:
+        """The chunk with this id, or None."""
+        return self._by_id.get(chunk_id)
+
+    def overlapping(self, doc_path: str, start: int, end: int) -> list[Chunk]:
+        """Chunks of `doc_path` sharing at least one character with [start, end), in document order."""
+        starts, items = self._by_doc.get(doc_path, ([], []))
+        upto = bisect.bisect_left(starts, end)
+        return [c for c in items[:upto] if c.end > start]
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """sha256 of the chunker version, its parameters and every chunk: a cache key for the index."""
+        digest = hashlib.sha256()
+        params = {"chunker": CHUNKER_VERSION, "size": self.size, "overlap": self.overlap}
+        digest.update(json.dumps(params, sort_keys=True).encode())
+        for c in self.chunks:
+            record = [c.chunk_id, c.doc, c.start, c.end, c.heading, c.table_header, c.text]
+            digest.update(b"\n" + json.dumps(record, ensure_ascii=True).encode())
+        return digest.hexdigest()
+
+
+def build_store(corpus: Corpus, size: int, overlap: int) -> ChunkStore:
+    """Chunk every document of `corpus` (documents in path order, chunks in document order)."""
+    if overlap >= size:
+        raise ValueError(f"overlap ({overlap}) must be smaller than size ({size})")
+    chunks: list[Chunk] = []
+    for document in corpus.documents:
+        chunks.extend(chunk_document(document, size, overlap))
+    return ChunkStore(chunks=tuple(chunks), size=size, overlap=overlap)

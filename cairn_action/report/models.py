@@ -11,13 +11,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from cairn_action.golden.split import SplitSummary
+
 REPORT_SCHEMA_VERSION = 1
 
 Split = Literal["eval", "calibration", "all"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
 class RetrievalMetrics(_Model):
@@ -26,38 +28,62 @@ class RetrievalMetrics(_Model):
     )
     """Share of cases whose supporting chunk is in the top k, for k = 1, 3, 5, 10."""
     ndcg_at_10: float | None = None
+    """One relevant chunk: mean of 1 / log2(rank + 1) within the top 10, else 0."""
     mrr: float | None = None
+    """Mean of 1 / rank, 0 when the supporting chunk never surfaced within the retrieval depth."""
     n_with_support: int = 0
+    """The denominator: scored cases whose support quote was located in the chunk store. A case whose
+    support never surfaced counts 0 and stays in it."""
 
 
 class AnswerMetrics(_Model):
     """Over answered, answerable cases; None when there are none."""
 
     exact_match: float | None = None
+    """SQuAD v1.1: equal after lowercase, ASCII punctuation deleted, articles dropped, spaces collapsed."""
     token_f1: float | None = None
+    """SQuAD v1.1: multiset token overlap F1 of the normalised strings."""
     judge_score: float | None = None
+    """Mean of the judge's 0 to 1 grade; None when no grading judge ran."""
     citation_validity: float | None = None
+    """Verified claims over all claims; None when no answer was split into claims."""
     faithfulness: float | None = None
+    """Share of answers (with claims) whose every claim verified."""
 
 
 class AbstentionMetrics(_Model):
+    """Read the first three together: answer rate, error among answered, and whether the guarantee held."""
+
     alpha: float
+    """The target error rate among answered cases, from the configuration."""
     threshold: float | None = None
+    """The calibrated threshold in force (answer iff confidence >= threshold); None when uncalibrated."""
     answer_rate: float | None = None
+    """Answered over all scored cases (errored cases included)."""
     error_rate_answered: float | None = None
+    """Judged wrong over answered; an answered unanswerable case is wrong by definition."""
     guarantee_met: bool | None = None
+    """error_rate_answered <= alpha; None when nothing was answered. Carries no guarantee when
+    notes.threshold_source says uncalibrated."""
     unanswerable_abstained_rate: float | None = None
+    """Unanswerable cases that abstained, over all unanswerable cases."""
     answerable_answered_rate: float | None = None
+    """Answerable cases that answered, over all answerable cases."""
 
 
 class OperationalMetrics(_Model):
     cost_usd_total: float | None = 0.0
     """None when some call's price was unknown."""
     cost_per_question_usd: float | None = 0.0
-    latency_p50_ms: float = 0.0
-    latency_p95_ms: float = 0.0
+    """cost_usd_total over scored cases."""
+    latency_p50_ms: float | None = 0.0
+    """Linear-interpolated percentile (numpy's default) over every scored case; None with no cases."""
+    latency_p95_ms: float | None = 0.0
     tokens_total: int = 0
+    """Input, output and cached input tokens of every call."""
     cache_hit_rate: float | None = None
+    """Share of calls whose stable prompt prefix matched the previous call's in the same stream (role,
+    provider, model); None with fewer than two such calls."""
 
 
 class CitedChunk(_Model):
@@ -68,15 +94,23 @@ class CitedChunk(_Model):
 
 
 class PerCase(_Model):
+    """One row per case of the split, stale ones included (they are marked, and left out of scores)."""
+
     case_id: str
     answerable: bool
     status: Literal["answered", "abstained", "error", "stale"]
+    """After the threshold in force: a model answer below a calibrated threshold is abstained."""
     confidence: float | None = None
+    """The scalar the threshold was applied to."""
     correct: bool | None = None
+    """The judge's verdict when answered (an answered unanswerable case is false); None otherwise."""
     token_f1: float | None = None
+    """Answered, answerable cases only."""
     judge_score: float | None = None
     citation_validity: float | None = None
+    """Verified claims over claims of this answer; None without claims."""
     retrieved_support_rank: int | None = None
+    """Evidence-complete rank of the supporting chunk; None if it never surfaced within the depth."""
     latency_ms: float = 0.0
     cost_usd: float | None = 0.0
     answer_text: str | None = None
@@ -89,6 +123,16 @@ class PerCase(_Model):
     support_located: bool = False
     cited: list[CitedChunk] = Field(default_factory=list)
     error: str | None = None
+    # Additions: what the aggregates are sums of, so every number recomputes from these rows.
+    abstained_by_threshold: bool = False
+    """The model answered and the calibrated threshold withheld the answer."""
+    n_claims: int = 0
+    n_claims_verified: int = 0
+    tokens: int = 0
+    prefix_checks: int = 0
+    """This case's calls that had a previous call in their stream to compare prompt prefixes with."""
+    prefix_matches: int = 0
+    """... and whose prefix matched it (cache_hit_rate = sum of matches / sum of checks)."""
 
 
 class TagStats(_Model):
@@ -132,13 +176,18 @@ class Notes(_Model):
     threshold_source: str = "uncalibrated (model abstain flag)"
     """`calibrated (...)` or `uncalibrated (model abstain flag)`: read it first."""
     calibrated: bool = False
+    """A certified calibration for this config, corpus and golden set was applied."""
     calibration: dict[str, object] | None = None
-    """alpha, delta, n_calibration, status and the fitted threshold when calibrated."""
+    """When a calibration file was found: its status, alpha, delta, threshold, k_min, n_calibration,
+    answered, errors, upper_bound, created_at, and why it was not applied if it was not."""
     environment: Environment | None = None
+    """The machine the run was measured on; latency is compared only between equal kinds."""
     judge: str = "lexical"
     rubric_version: str = ""
+    """The judge's rule or rubric version(s) seen in the run."""
     provider: str = ""
     models_seen: list[str] = Field(default_factory=list)
+    """Every model that answered, judged or verified, sorted."""
     retrieval_mode: str = "bm25"
     retrieval_depth: int = 10
     top_k: int = 5
@@ -148,7 +197,10 @@ class Notes(_Model):
     golden_hash: str = ""
     """sha256 of golden.jsonl; differs from the baseline's with an equal version = edited without a bump."""
     counts: dict[str, int] = Field(default_factory=dict)
-    """answered, abstained, error, stale: nothing is silently dropped."""
+    """answered, abstained, error, stale: nothing is silently dropped. Also abstained_by_threshold,
+    answered_unjudged (counted wrong) and never_retrieved (support located, never surfaced)."""
+    split_detail: SplitSummary | None = None
+    """Addition: the split's seed, fraction, per-stratum counts and the calibration slice's fingerprint."""
     promotion: str = ""
     """Set for split `all`: never a promotion decision."""
     overrides: list[OverrideRecord] = Field(default_factory=list)
@@ -162,13 +214,20 @@ class Report(_Model):
     """One evaluation of one config over one split of the golden set."""
 
     cairn_version: str
+    """The code that produced the numbers."""
     config_name: str
     config_hash: str
+    """The experiment; the hash excludes paths, so two machines agree."""
     corpus_hash: str
+    """sha256 over the sorted document paths and content hashes."""
     golden_version: str
+    """From golden.version, or a content hash of the set when that file is absent."""
     split: Split
+    """eval, calibration or all (all is never a promotion decision)."""
     created_at: str
+    """UTC, ISO 8601 with a Z."""
     n_cases: int
+    """Cases that produced these numbers: the split's cases minus stale ones (still listed in per_case)."""
     retrieval: RetrievalMetrics
     answer: AnswerMetrics
     abstention: AbstentionMetrics
@@ -176,4 +235,5 @@ class Report(_Model):
     per_case: list[PerCase]
     notes: Notes
     by_tag: dict[str, TagStats] = Field(default_factory=dict)
+    """Addition: per tag, and per difficulty under `difficulty:<level>`, sorted by key."""
     schema_version: int = REPORT_SCHEMA_VERSION

@@ -46,6 +46,9 @@ class RunHeader(_Model):
     split: Literal["all", "eval", "calibration"] = "all"
     shard: str | None = None
     """`I/N` when this artifact holds one shard, None for the whole set."""
+    n_cases: int | None = Field(default=None, ge=0)
+    """Cases this artifact holds when complete (after the split and the shard): how a resume or a merge
+    knows a run is unfinished. None only in hand-made artifacts, which are taken as complete."""
     provider: str
     model: str
     judge: str
@@ -116,6 +119,8 @@ class CaseRecord(_Model):
 
     kind: Literal["case"] = "case"
     case_id: str
+    golden_line: int | None = Field(default=None, ge=1)
+    """The case's line in golden.jsonl: the artifact's order, kept so merged shards sort like one run."""
     answerable: bool
     status: CaseStatus
     answer_text: str | None = None

@@ -26,6 +26,10 @@ from urllib.parse import parse_qs, unquote, urlsplit
 BOT = {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"}
 
 
+def _blob_sha(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
 def _user(login: str) -> dict[str, Any]:
     uid = int(hashlib.sha256(login.encode()).hexdigest()[:6], 16)
     return {"login": login, "id": uid, "type": "Bot" if login.endswith("[bot]") else "User"}
@@ -39,6 +43,16 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     body: dict[str, Any] = field(default_factory=dict)
     times: int = 1
+
+
+@dataclass
+class Barrier:
+    """Hold the first `parties` matching requests until all of them have arrived (forces a race)."""
+
+    method: str
+    path_pattern: str
+    barrier: threading.Barrier
+    remaining: int
 
 
 @dataclass
@@ -67,8 +81,16 @@ class FakeGitHub:
         self.statuses: list[dict[str, Any]] = []
         self.releases: dict[int, dict[str, Any]] = {}
         self.faults: list[Fault] = []
+        self.barriers: list[Barrier] = []
         self.requests: list[Recorded] = []
+        # Git data: commits (sha -> {"tree", "parents", "message"}), trees (sha -> {path: bytes}),
+        # refs ("heads/main" -> commit sha). The contents API reads through them.
+        self.commits: dict[str, dict[str, Any]] = {}
+        self.trees: dict[str, dict[str, bytes]] = {}
+        self.refs: dict[str, str] = {}
         self.comment_author: dict[str, Any] = BOT
+        self.read_only = False
+        """A fork pull request's token: every write answers 403 "Resource not accessible by integration"."""
         self._next_id = 100
         self._server: ThreadingHTTPServer | None = None
 
@@ -90,6 +112,7 @@ class FakeGitHub:
         author: str = "contributor",
         labels: list[str] | None = None,
         merged: bool = False,
+        merge_commit_sha: str | None = None,
     ) -> None:
         head_repo = f"{author}/{self.repo}" if fork else self.full_name
         self.pulls[number] = {
@@ -98,6 +121,7 @@ class FakeGitHub:
             "merged": merged,
             "title": f"PR {number}",
             "user": _user(author),
+            "merge_commit_sha": merge_commit_sha,
             "head": {"sha": head_sha, "ref": head_ref, "repo": {"full_name": head_repo, "fork": fork}},
             "base": {"sha": base_sha, "ref": base_ref, "repo": {"full_name": self.full_name, "fork": False}},
         }
@@ -118,11 +142,58 @@ class FakeGitHub:
                 }
             )
 
-    def add_comment(self, number: int, body: str, author: str) -> int:
+    def remove_label_as(self, number: int, name: str, actor: str, at: str = "2026-11-30T10:30:00Z") -> None:
+        with self.lock:
+            if name in self.labels.get(number, []):
+                self.labels[number].remove(name)
+            self.events.setdefault(number, []).append(
+                {
+                    "id": self.next_id(),
+                    "event": "unlabeled",
+                    "actor": _user(actor),
+                    "created_at": at,
+                    "label": {"name": name, "color": "ededed"},
+                }
+            )
+
+    def add_comment(self, number: int, body: str, author: str, at: str = "2026-11-30T10:00:00Z") -> int:
         with self.lock:
             cid = self.next_id()
             self.comments[cid] = self._comment_json(cid, number, body, _user(author))
+            self.comments[cid]["created_at"] = self.comments[cid]["updated_at"] = at
             return cid
+
+    def seed_commit(
+        self,
+        files: dict[str, bytes | str],
+        *,
+        sha: str | None = None,
+        parents: tuple[str, ...] = (),
+        branch: str | None = None,
+        message: str = "seed",
+    ) -> str:
+        """A commit whose tree is exactly `files` (use the real git SHAs of a test repository to keep
+        the fake and the checkout in step); `branch` points at it."""
+        with self.lock:
+            tree = {k: (v.encode() if isinstance(v, str) else v) for k, v in files.items()}
+            tree_sha = _tree_sha(tree)
+            self.trees[tree_sha] = tree
+            sha = sha or hashlib.sha1(f"{tree_sha}{parents}{message}".encode()).hexdigest()
+            self.commits[sha] = {"tree": tree_sha, "parents": list(parents), "message": message}
+            if branch:
+                self.refs[f"heads/{branch}"] = sha
+            return sha
+
+    def tree_at(self, ref: str) -> dict[str, bytes] | None:
+        """The files at a branch or commit known to the git data store."""
+        sha = self.refs.get(f"heads/{ref}", ref)
+        commit = self.commits.get(sha)
+        return None if commit is None else self.trees[commit["tree"]]
+
+    def barrier(self, method: str, path_pattern: str, parties: int = 2, timeout: float = 30.0) -> None:
+        self.barriers.append(
+            Barrier(method, path_pattern, threading.Barrier(parties, timeout=timeout), parties)
+        )
 
     def put_file(self, ref: str, path: str, content: bytes | str) -> None:
         data = content.encode() if isinstance(content, str) else content
@@ -153,6 +224,14 @@ class FakeGitHub:
             "published_at": None if draft else created_at,
         }
         return rid
+
+    def blobs_by_sha(self) -> dict[str, bytes]:
+        """Every file the fake holds, by its git blob SHA (what the contents API reports as `sha`)."""
+        found: dict[str, bytes] = {}
+        for files in [*self.trees.values(), *self.files.values()]:
+            for data in files.values():
+                found[_blob_sha(data)] = data
+        return found
 
     def issue_comments(self, number: int) -> list[dict[str, Any]]:
         return [c for c in self.comments.values() if c["issue_number"] == number]
@@ -275,11 +354,28 @@ class _Handler(BaseHTTPRequestHandler):
                 if fault.times > 0 and fault.method == method and re.fullmatch(fault.path_pattern, path):
                     fault.times -= 1
                     return self._send(fault.status, fault.body, fault.headers)
+            waiting = None
+            for gate in fake.barriers:
+                if gate.remaining > 0 and gate.method == method and re.fullmatch(gate.path_pattern, path):
+                    gate.remaining -= 1
+                    waiting = gate.barrier
+                    break
+        if waiting is not None:
+            try:
+                waiting.wait()
+            except threading.BrokenBarrierError:
+                pass
         if fake.token is not None and self.headers.get("Authorization") not in (
             f"token {fake.token}",
             f"Bearer {fake.token}",
         ):
             return self._send(401, {"message": "Bad credentials"})
+        if fake.read_only and method != "GET":
+            return self._send(
+                403,
+                {"message": "Resource not accessible by integration"},
+                {"x-accepted-github-permissions": "issues=write; pull_requests=write"},
+            )
         for verb, pattern, func in _ROUTES:
             match = pattern.fullmatch(path) if verb == method else None
             if match:
@@ -415,17 +511,19 @@ def _contents(
     fake: FakeGitHub, owner: str, repo: str, path: str, query: dict[str, list[str]], **_: Any
 ) -> tuple[int, Any]:
     ref = (query.get("ref") or ["main"])[0]
-    data = fake.files.get(ref, {}).get(path)
+    tree = fake.tree_at(ref)
+    data = tree.get(path) if tree is not None else fake.files.get(ref, {}).get(path)
     if data is None:
         return 404, {"message": "Not Found"}
+    big = len(data) > 1024 * 1024  # over 1 MB GitHub leaves content empty: use the blob API
     return 200, {
         "type": "file",
-        "encoding": "base64",
+        "encoding": "none" if big else "base64",
         "name": path.rsplit("/", 1)[-1],
         "path": path,
         "size": len(data),
-        "sha": hashlib.sha1(data).hexdigest(),
-        "content": base64.b64encode(data).decode(),
+        "sha": _blob_sha(data),
+        "content": "" if big else base64.b64encode(data).decode(),
         "url": f"{fake.url}/repos/{fake.full_name}/contents/{path}?ref={ref}",
     }
 
@@ -474,6 +572,119 @@ def _edit_release(fake: FakeGitHub, owner: str, repo: str, rid: str, body: Any, 
     return 200, fake.release_json(int(rid))
 
 
+def _tree_sha(files: dict[str, bytes]) -> str:
+    digest = hashlib.sha1()
+    for path in sorted(files):
+        digest.update(path.encode() + b"\0" + hashlib.sha1(files[path]).hexdigest().encode())
+    return digest.hexdigest()
+
+
+def _ref_json(fake: FakeGitHub, ref: str) -> dict[str, Any]:
+    base = f"{fake.url}/repos/{fake.full_name}/git"
+    sha = fake.refs[ref]
+    return {
+        "ref": f"refs/{ref}",
+        "url": f"{base}/refs/{ref}",
+        "object": {"sha": sha, "type": "commit", "url": f"{base}/commits/{sha}"},
+    }
+
+
+def _commit_json(fake: FakeGitHub, sha: str) -> dict[str, Any]:
+    base = f"{fake.url}/repos/{fake.full_name}/git"
+    commit = fake.commits[sha]
+    return {
+        "sha": sha,
+        "url": f"{base}/commits/{sha}",
+        "message": commit["message"],
+        "tree": {"sha": commit["tree"], "url": f"{base}/trees/{commit['tree']}"},
+        "parents": [{"sha": p, "url": f"{base}/commits/{p}"} for p in commit["parents"]],
+    }
+
+
+def _get_ref(fake: FakeGitHub, owner: str, repo: str, ref: str, **_: Any) -> tuple[int, Any]:
+    return (200, _ref_json(fake, ref)) if ref in fake.refs else (404, {"message": "Not Found"})
+
+
+def _get_git_commit(fake: FakeGitHub, owner: str, repo: str, sha: str, **_: Any) -> tuple[int, Any]:
+    return (200, _commit_json(fake, sha)) if sha in fake.commits else (404, {"message": "Not Found"})
+
+
+def _create_tree(fake: FakeGitHub, owner: str, repo: str, body: Any, **_: Any) -> tuple[int, Any]:
+    base_sha = (body or {}).get("base_tree")
+    if base_sha is not None and base_sha not in fake.trees:
+        return 422, {"message": "Invalid tree info"}
+    files = dict(fake.trees.get(base_sha, {})) if base_sha else {}
+    for entry in (body or {}).get("tree", []):
+        if entry.get("content") is not None:
+            files[entry["path"]] = entry["content"].encode()
+        elif entry.get("sha") is None:
+            files.pop(entry["path"], None)
+        else:
+            files[entry["path"]] = fake.blobs_by_sha().get(entry["sha"], b"")
+    sha = _tree_sha(files)
+    fake.trees[sha] = files
+    return 201, {"sha": sha, "url": f"{fake.url}/repos/{fake.full_name}/git/trees/{sha}", "tree": []}
+
+
+def _create_git_commit(fake: FakeGitHub, owner: str, repo: str, body: Any, **_: Any) -> tuple[int, Any]:
+    body = body or {}
+    if body.get("tree") not in fake.trees or any(p not in fake.commits for p in body.get("parents", [])):
+        return 422, {"message": "Tree SHA does not exist or parent missing"}
+    sha = hashlib.sha1(
+        f"{body['tree']}{body.get('parents')}{body.get('message')}{fake.next_id()}".encode()
+    ).hexdigest()
+    fake.commits[sha] = {
+        "tree": body["tree"],
+        "parents": list(body.get("parents", [])),
+        "message": body["message"],
+    }
+    return 201, _commit_json(fake, sha)
+
+
+def _update_ref(fake: FakeGitHub, owner: str, repo: str, ref: str, body: Any, **_: Any) -> tuple[int, Any]:
+    new = (body or {}).get("sha")
+    if ref not in fake.refs or new not in fake.commits:
+        return 422, {"message": "Reference does not exist"}
+    if not (body or {}).get("force") and fake.refs[ref] not in fake.commits[new]["parents"]:
+        return 422, {"message": "Update is not a fast forward"}
+    fake.refs[ref] = new
+    return 200, _ref_json(fake, ref)
+
+
+def _get_blob(fake: FakeGitHub, owner: str, repo: str, sha: str, **_: Any) -> tuple[int, Any]:
+    data = fake.blobs_by_sha().get(sha)
+    if data is None:
+        return 404, {"message": "Not Found"}
+    return 200, {
+        "sha": sha,
+        "size": len(data),
+        "encoding": "base64",
+        "content": base64.b64encode(data).decode(),
+    }
+
+
+def _commit_pulls(fake: FakeGitHub, owner: str, repo: str, sha: str, **_: Any) -> tuple[int, Any]:
+    found = [n for n, pr in fake.pulls.items() if sha in (pr.get("merge_commit_sha"), pr["head"]["sha"])]
+    return 200, [fake.pull_json(n) for n in sorted(found)]
+
+
+def _get_tree(fake: FakeGitHub, owner: str, repo: str, ref: str, **_: Any) -> tuple[int, Any]:
+    """A recursive tree listing (blobs only) of a branch, commit, tree SHA or `put_file` ref."""
+    files = fake.tree_at(ref) or fake.trees.get(ref) or fake.files.get(ref)
+    if files is None:
+        return 404, {"message": "Not Found"}
+    entries = [
+        {"path": p, "mode": "100644", "type": "blob", "sha": _blob_sha(d), "size": len(d)}
+        for p, d in sorted(files.items())
+    ]
+    return 200, {
+        "sha": _tree_sha(files),
+        "url": f"{fake.url}/repos/{fake.full_name}/git/trees/{ref}",
+        "tree": entries,
+        "truncated": False,
+    }
+
+
 def _state(fake: FakeGitHub, **_: Any) -> tuple[int, Any]:
     return 200, {
         "comments": list(fake.comments.values()),
@@ -501,6 +712,14 @@ _ROUTES: list[Route] = [
     ("GET", re.compile(_R + r"/contents/(.+)"), _contents),
     ("POST", re.compile(_R + r"/statuses/([0-9a-f]+)"), _create_status),
     ("GET", re.compile(_R + r"/commits/([0-9a-f]+)"), _get_commit),
+    ("GET", re.compile(_R + r"/commits/([0-9a-f]+)/pulls"), _commit_pulls),
+    ("GET", re.compile(_R + r"/git/refs?/(.+)"), _get_ref),
+    ("PATCH", re.compile(_R + r"/git/refs/(.+)"), _update_ref),
+    ("GET", re.compile(_R + r"/git/commits/([0-9a-f]+)"), _get_git_commit),
+    ("POST", re.compile(_R + r"/git/commits"), _create_git_commit),
+    ("POST", re.compile(_R + r"/git/trees"), _create_tree),
+    ("GET", re.compile(_R + r"/git/trees/(.+)"), _get_tree),
+    ("GET", re.compile(_R + r"/git/blobs/([0-9a-f]+)"), _get_blob),
     ("GET", re.compile(_R + r"/releases"), _list_releases),
     ("GET", re.compile(_R + r"/releases/(\d+)"), _get_release),
     ("GET", re.compile(_R + r"/releases/tags/(.+)"), _release_by_tag),

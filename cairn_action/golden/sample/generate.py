@@ -11,7 +11,7 @@ from cairn_action.errors import DataError
 from cairn_action.golden.sample import documents
 from cairn_action.golden.sample.draw import Draw
 from cairn_action.golden.sample.facts import facts_for
-from cairn_action.index.corpus import corpus_hash_of
+from cairn_action.index.corpus import corpus_hash_of, load_corpus
 
 DEFAULT_SEED = 7
 
@@ -81,13 +81,19 @@ def generate_corpus(out: Path, seed: int = DEFAULT_SEED) -> GeneratedCorpus:
     return result
 
 
-def ensure_sample_corpus(path: Path, seed: int = DEFAULT_SEED) -> GeneratedCorpus | None:
-    """Generate the sample corpus at `path` when it is missing; None when documents are already there.
+def ensure_sample_corpus(path: Path, seed: int = DEFAULT_SEED) -> str | None:
+    """Make `path` hold the sample corpus for `seed`; a line saying what was done, or None if nothing was.
 
-    For the embedded default config only (its corpus is the generated sample, never committed): a
-    user's own corpus folder is never written to. An existing folder is left as it is, so a sample
-    edited by hand shows up as stale cases in `cairn golden check` rather than being overwritten.
+    For configs whose corpus is the generated sample (never committed, never a user's documents): a
+    missing folder is generated, and one whose digest differs from the pinned one (edited by hand, or
+    written by an older generator) is regenerated, so reports made on "the sample" always measured the
+    same documents.
     """
     if path.is_dir() and any(p.is_file() for p in path.rglob("*.md")):
-        return None
-    return generate_corpus(path, seed)
+        pinned = PINNED_DIGESTS.get(seed) or None
+        if pinned is None or load_corpus(path).corpus_hash == pinned:
+            return None
+        generate_corpus(path, seed)
+        return f"regenerated the sample corpus (seed {seed}) in {path}: it differed from the generator"
+    generate_corpus(path, seed)
+    return f"generated the sample corpus (seed {seed}) in {path}"

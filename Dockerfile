@@ -1,0 +1,24 @@
+# The Cairn GitHub Action: a thin image around the package. GitHub builds it from this file.
+# No USER (docker actions must run as root: docs "Dockerfile support for GitHub Actions"), no WORKDIR
+# (the runner mounts the checkout and sets the working directory itself).
+FROM python:3.11-slim
+
+# git: the fallback for reading the base commit's baseline when the API cannot answer.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends git=1:2.39.* \
+    && rm -rf /var/lib/apt/lists/*
+
+# The package lives in /opt/cairn, away from the mounted workspace, installed non-editable.
+COPY pyproject.toml README.md /opt/cairn/src/
+COPY golden /opt/cairn/src/golden
+COPY cairn_action /opt/cairn/src/cairn_action
+RUN pip install --no-cache-dir /opt/cairn/src \
+    && rm -rf /opt/cairn/src
+
+# The container's working directory is the pull request's checkout. `python -m` would put it first on
+# sys.path, so a pull request adding its own cairn_action/ or sitecustomize.py could replace the gate:
+# -I (isolated: -P -E -s) and PYTHONSAFEPATH keep the workspace off the import path.
+ENV PYTHONSAFEPATH=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+ENTRYPOINT ["python", "-I", "-m", "cairn_action", "action"]

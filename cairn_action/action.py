@@ -1,0 +1,155 @@
+"""The Action's composition root: environment → `ActionConfig` and context → collaborators → exit code.
+
+`main()` is what the container runs (`python -P -m cairn_action action`). It reads the inputs and the
+runner's variables, masks the secrets before anything is printed, builds the PyGithub gateway for
+`GITHUB_API_URL` (github.com or GHES), the clock and the paths, and hands them to `run_action`, which
+picks the mode and runs it. Everything below takes its collaborators as arguments.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from cairn_action.errors import CairnError
+from cairn_action.gh.context import ActionContext, load_context, read_event
+from cairn_action.gh.evaluate import evaluator
+from cairn_action.gh.gateway import GitHubGateway
+from cairn_action.gh.handoff import RESULTS_DIR
+from cairn_action.gh.inputs import ActionConfig, Mode, read_inputs
+from cairn_action.gh.runtime import Evaluate, Runtime, load_configs, publish, resolve_workdir
+from cairn_action.gh.workflow import Workflow
+
+RunMode = Literal["pr", "baseline", "release", "comment"]
+PR_EVENTS = ("pull_request",)
+BASELINE_EVENTS = ("push", "workflow_dispatch", "schedule")
+_AUTO: dict[str, RunMode] = {
+    "pull_request": "pr",
+    "push": "baseline",
+    "release": "release",
+    "workflow_run": "comment",
+}
+_EVENTS: dict[RunMode, tuple[str, ...]] = {
+    "pr": PR_EVENTS,
+    "baseline": BASELINE_EVENTS,
+    "release": ("release", "workflow_dispatch"),
+    "comment": ("workflow_run",),
+}
+# Environment variables whose values are secrets by their name: masked before anything is printed.
+_SECRET_NAME = re.compile(r"(?i)(^|_)(api_?key|token|secret|password|passwd|credentials?)($|_)")
+_MIN_SECRET_LEN = 8
+
+
+def select_mode(requested: Mode, event_name: str) -> RunMode:
+    """The mode to run: the one asked for, or the event's (`auto`); a mode on the wrong event is an error.
+
+    `pull_request_target` is refused: it runs with a write token and secrets, and gating the pull
+    request's code there is the "pwn request" pattern. Forks get the two-stage design instead.
+    """
+    if event_name == "pull_request_target":
+        raise CairnError(
+            "Cairn does not run on pull_request_target: it would evaluate untrusted code with a "
+            "write token and secrets",
+            "use `on: pull_request`, plus the README's `mode: comment` workflow for fork pull requests",
+        )
+    mode: RunMode | None = _AUTO.get(event_name) if requested == "auto" else requested
+    if mode is None:
+        raise CairnError(
+            f"no mode for the '{event_name}' event", "set `mode:` (pr, baseline, release, comment)"
+        )
+    if event_name not in _EVENTS[mode]:
+        raise CairnError(
+            f"mode '{mode}' does not run on the '{event_name}' event (it runs on {', '.join(_EVENTS[mode])})",
+            "see the README's example workflows",
+        )
+    return mode
+
+
+def secrets_to_mask(inputs: ActionConfig, env: Mapping[str, str]) -> list[str]:
+    """The token and every value of a secret-looking variable (`*_API_KEY`, `*_TOKEN`, ...)."""
+    found = [inputs.github_token]
+    found += [v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_SECRET_LEN]
+    return [s for s in dict.fromkeys(found) if s]
+
+
+def run_action(
+    inputs: ActionConfig,
+    context: ActionContext,
+    gateway: GitHubGateway,
+    workflow: Workflow,
+    *,
+    evaluate: Callable[[Path, Path], Evaluate],
+    now: Callable[[], datetime],
+    event: Mapping[str, Any] | None = None,
+) -> int:
+    """Run the selected mode; the exit code: 0 pass, 1 gate failed, 2 usage or refused, 3 infrastructure.
+
+    `event` is the event payload; release mode reads the release (or the dispatch's inputs) from it."""
+    from cairn_action.gh.comment_stage import run_comment_mode
+    from cairn_action.gh.pr_mode import run_pr_mode
+    from cairn_action.gh.refresh import run_baseline_mode
+
+    mode = select_mode(inputs.mode, context.event_name)
+    workdir = resolve_workdir(context.workspace, inputs.working_directory)
+    rt = Runtime(
+        inputs=inputs,
+        context=context,
+        gateway=gateway,
+        workflow=workflow,
+        evaluate=evaluate(workdir, context.workspace / RESULTS_DIR),
+        now=now,
+        workdir=workdir,
+    )
+    workflow.info(
+        f"Cairn {mode} mode on {context.event_name} ({context.action or '-'}) in {context.repository}"
+    )
+    if mode == "comment":
+        return publish(workflow, run_comment_mode(rt))
+    if mode == "release":
+        from cairn_action.release import run_release_mode
+
+        return run_release_mode(rt, event or {})
+    configs = load_configs(inputs, workdir)
+    results = run_pr_mode(rt, configs) if mode == "pr" else run_baseline_mode(rt, configs)
+    return publish(workflow, results)
+
+
+def main(env: Mapping[str, str] | None = None) -> int:
+    env = dict(os.environ if env is None else env)
+    output, summary = env.get("GITHUB_OUTPUT"), env.get("GITHUB_STEP_SUMMARY")
+    workflow = Workflow(
+        sys.stdout,
+        output_file=Path(output) if output else None,
+        summary_file=Path(summary) if summary else None,
+    )
+    try:
+        inputs = read_inputs(env)
+        for secret in secrets_to_mask(inputs, env):
+            workflow.mask(secret)
+        context = load_context(env, cwd=Path.cwd())
+        from cairn_action.gh.pygithub_gateway import PyGithubGateway, connect
+
+        gateway = PyGithubGateway(connect(inputs.github_token, context.api_url), context.repository)
+
+        def now() -> datetime:
+            return datetime.now(UTC)
+
+        return run_action(
+            inputs,
+            context,
+            gateway,
+            workflow,
+            evaluate=evaluator(env, workflow, now),
+            now=now,
+            event=read_event(Path(env["GITHUB_EVENT_PATH"])),
+        )
+    except CairnError as exc:
+        workflow.error(f"{exc.message}" + (f" (hint: {exc.hint})" if exc.hint else ""), title="Cairn")
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        return 130

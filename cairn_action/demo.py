@@ -1,0 +1,81 @@
+"""`cairn demo`: the comment a pull request would get, produced offline from the sample corpus.
+
+It evaluates the default config and a deliberately worse variant (the answerer sees one chunk, and
+chunks are small enough to split a supporting passage), gates the variant against the default, and
+writes the comment. The numbers are real: the variant is worse because its config is, not because
+anything was edited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from cairn_action.config import ChunkingConfig, LoadedConfig
+from cairn_action.gate import run_gate
+from cairn_action.gate.models import GateResult
+from cairn_action.render.markdown import render_comment
+from cairn_action.render.trend import build_trend
+from cairn_action.report.io import dumps, write_text_atomic
+from cairn_action.report.models import Report
+
+Evaluate = Callable[[LoadedConfig], Report]
+"""Runs and scores one config, returning its report (the real one is `cairn eval`'s)."""
+
+WORSE_NAME = "worse"
+WORSE_TOP_K = 1
+WORSE_CHUNK_SIZE = 200
+
+
+@dataclass(frozen=True, kw_only=True)
+class DemoOutcome:
+    result: GateResult
+    comment_path: Path
+    json_path: Path
+    baseline_path: Path
+    candidate_path: Path
+
+
+def worse_variant(base: LoadedConfig) -> LoadedConfig:
+    """The default config with one chunk handed to the answerer and 200-character chunks, no overlap."""
+    config = base.config
+    worse = config.model_copy(
+        update={
+            "name": WORSE_NAME,
+            "description": "cairn demo: a deliberately worse variant (top_k 1, 200-character chunks)",
+            "retrieval": config.retrieval.model_copy(update={"top_k": WORSE_TOP_K}),
+            "chunking": ChunkingConfig(size=WORSE_CHUNK_SIZE, overlap=0),
+        }
+    )
+    return base.model_copy(update={"config": worse})
+
+
+def run_demo(evaluate: Evaluate, *, base: LoadedConfig, out_dir: Path, log: TextIO) -> DemoOutcome:
+    """Evaluate `base` and its worse variant, gate the variant against it, write reports and comment."""
+    log.write(f"evaluating '{base.config.name}' (the baseline)\n")
+    baseline = evaluate(base)
+    variant = worse_variant(base)
+    log.write(
+        f"evaluating '{variant.config.name}' (top_k {WORSE_TOP_K}, {WORSE_CHUNK_SIZE}-character chunks)\n"
+    )
+    candidate = evaluate(variant)
+    result = run_gate(baseline, candidate)
+    paths = {
+        "baseline": out_dir / f"{baseline.config_name}.json",
+        "candidate": out_dir / f"{candidate.config_name}.json",
+        "comment": out_dir / "comment.md",
+        "json": out_dir / "gate.json",
+    }
+    write_text_atomic(paths["baseline"], dumps(baseline))
+    write_text_atomic(paths["candidate"], dumps(candidate))
+    write_text_atomic(paths["comment"], render_comment(result, trend=build_trend([baseline], candidate)))
+    write_text_atomic(paths["json"], dumps(result))
+    return DemoOutcome(
+        result=result,
+        comment_path=paths["comment"],
+        json_path=paths["json"],
+        baseline_path=paths["baseline"],
+        candidate_path=paths["candidate"],
+    )

@@ -1,0 +1,265 @@
+"""Compare two reports: first whether they may be compared at all, then case by case and metric by metric.
+
+What "right" means and how a case changed are in `outcome`; the paired tests in `paired`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from cairn_action.gate.models import (
+    CaseChange,
+    CaseRef,
+    Comparison,
+    MetricDelta,
+    Refusal,
+    ReportIdentity,
+    TagDelta,
+)
+from cairn_action.gate.outcome import is_right, outcome, retrieval_change, side, transition, within
+from cairn_action.gate.paired import paired_statistics
+from cairn_action.report.models import Environment, PerCase, Report
+from cairn_action.score.metrics import METRICS, MetricSpec
+
+RETRIEVAL_K = 5
+"""A support chunk that leaves the top 5 is `retrieval lost`; the same k as the gated recall@5."""
+_EPSILON = 1e-12
+
+_BASELINE_HINT = (
+    "regenerate the baseline on the base branch (run `cairn eval` on main and commit "
+    "reports/latest/<config>.json), then re-run the gate"
+)
+
+
+def environment_kind(env: Environment | None) -> str | None:
+    """The kind of machine, for deciding whether timings are comparable: OS, architecture, CPU count."""
+    if env is None:
+        return None
+    return f"{env.os}/{env.arch}/{env.cpu_count}cpu"
+
+
+def identify(report: Report) -> ReportIdentity:
+    return ReportIdentity(
+        config_name=report.config_name,
+        config_hash=report.config_hash,
+        corpus_hash=report.corpus_hash,
+        golden_version=report.golden_version,
+        golden_hash=report.notes.golden_hash,
+        split=report.split,
+        created_at=report.created_at,
+        cairn_version=report.cairn_version,
+        n_cases=report.n_cases,
+        environment=environment_kind(report.notes.environment),
+        threshold_source=report.notes.threshold_source,
+    )
+
+
+def refusals(baseline: Report, candidate: Report) -> list[Refusal]:
+    """Every reason the two reports did not measure the same thing; empty when they may be compared."""
+    found: list[Refusal] = []
+    if baseline.corpus_hash != candidate.corpus_hash:
+        found.append(
+            Refusal(
+                code="corpus_hash",
+                message="the reports measured different corpora: baseline corpus_hash "
+                f"{baseline.corpus_hash}, candidate corpus_hash {candidate.corpus_hash}",
+                hint=f"if the corpus changed on purpose, {_BASELINE_HINT}",
+            )
+        )
+    if baseline.golden_version != candidate.golden_version:
+        found.append(
+            Refusal(
+                code="golden_version",
+                message=f"the reports used different golden sets: baseline golden_version "
+                f"'{baseline.golden_version}', candidate golden_version '{candidate.golden_version}'",
+                hint="a new golden version is a new exam: merge the version bump, then " + _BASELINE_HINT,
+            )
+        )
+    elif (
+        baseline.notes.golden_hash
+        and candidate.notes.golden_hash
+        and baseline.notes.golden_hash != candidate.notes.golden_hash
+    ):
+        found.append(
+            Refusal(
+                code="golden_hash",
+                message=f"the golden set was edited without a version bump: both reports say golden_version "
+                f"'{baseline.golden_version}' but golden.jsonl hashes differ (baseline "
+                f"{baseline.notes.golden_hash}, candidate {candidate.notes.golden_hash})",
+                hint="bump golden.version deliberately when the set changes, then " + _BASELINE_HINT,
+            )
+        )
+    if baseline.split != candidate.split:
+        found.append(
+            Refusal(
+                code="split",
+                message=f"the reports scored different splits: baseline '{baseline.split}', "
+                f"candidate '{candidate.split}'",
+                hint="evaluate both with the same --split (the gate expects `eval`)",
+            )
+        )
+    return found
+
+
+def _is_critical(tags: Iterable[str], critical_tags: Sequence[str]) -> bool:
+    return any(t in critical_tags for t in tags)
+
+
+def _metric_delta(spec: MetricSpec, baseline: Report, candidate: Report, same_env: bool) -> MetricDelta:
+    before, after = spec.read(baseline), spec.read(candidate)
+    delta = None if before is None or after is None else round(after - before, 12)
+    if delta is None:
+        change = "n/a"
+    elif abs(delta) < _EPSILON:
+        change = "same"
+    else:
+        change = "better" if spec.is_improvement(delta) else "worse"
+    return MetricDelta(
+        name=spec.name,
+        baseline=before,
+        candidate=after,
+        delta=delta,
+        change=change,
+        machine_dependent=spec.machine_dependent,
+        gated=same_env or not spec.machine_dependent,
+    )
+
+
+def _mean(values: Sequence[bool]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _tag_deltas(
+    pairs: Sequence[tuple[PerCase, PerCase]], critical_tags: Sequence[str], k: int
+) -> list[TagDelta]:
+    tags = sorted({t for before, _ in pairs for t in before.tags})
+    ordered = [t for t in critical_tags if t in tags] + [t for t in tags if t not in critical_tags]
+    out = []
+    for tag in ordered:
+        of_tag = [(b, a) for b, a in pairs if tag in b.tags]
+        located = [(b, a) for b, a in of_tag if b.support_located and a.support_located]
+        out.append(
+            TagDelta(
+                tag=tag,
+                critical=tag in critical_tags,
+                n=len(of_tag),
+                baseline_correct=_mean([bool(is_right(b)) for b, _ in of_tag]),
+                candidate_correct=_mean([bool(is_right(a)) for _, a in of_tag]),
+                n_with_support=len(located),
+                baseline_recall=_mean([within(b.retrieved_support_rank, k) for b, _ in located]),
+                candidate_recall=_mean([within(a.retrieved_support_rank, k) for _, a in located]),
+            )
+        )
+    return out
+
+
+def _notes(baseline: Report, candidate: Report, same_env: bool, not_compared: int) -> list[str]:
+    notes = []
+    if baseline.config_name != candidate.config_name:
+        notes.append(
+            f"comparing config '{candidate.config_name}' with baseline config '{baseline.config_name}'"
+        )
+    env_b = environment_kind(baseline.notes.environment)
+    env_c = environment_kind(candidate.notes.environment)
+    if not same_env:
+        notes.append(
+            f"latency was measured on different kinds of machine (baseline {env_b or 'unknown'}, candidate "
+            f"{env_c or 'unknown'}): its delta is shown but never blocks"
+        )
+    if candidate.split == "all":
+        notes.append("split `all` scores the calibration rows too: never a promotion decision")
+    uncalibrated = [
+        side for side, r in (("baseline", baseline), ("candidate", candidate)) if not r.notes.calibrated
+    ]
+    if uncalibrated:
+        notes.append(
+            f"{' and '.join(uncalibrated)} uncalibrated (model abstain flag): the abstention guarantee "
+            "is not a guarantee there"
+        )
+    if baseline.cairn_version != candidate.cairn_version:
+        notes.append(
+            f"cairn versions differ: baseline {baseline.cairn_version}, candidate {candidate.cairn_version}"
+        )
+    if not_compared:
+        notes.append(f"{not_compared} stale case(s) left out of the comparison")
+    return notes
+
+
+def compare(
+    baseline: Report, candidate: Report, *, critical_tags: Sequence[str], retrieval_k: int = RETRIEVAL_K
+) -> Comparison:
+    """Compare `candidate` with `baseline`; a comparison with refusals carries nothing else."""
+    identities = {"baseline": identify(baseline), "candidate": identify(candidate)}
+    refused = refusals(baseline, candidate)
+    if refused:
+        return Comparison(**identities, refusals=refused, critical_tags=list(critical_tags))
+    env_b = environment_kind(baseline.notes.environment)
+    same_env = env_b is not None and env_b == environment_kind(candidate.notes.environment)
+
+    before_by_id = {c.case_id: c for c in baseline.per_case}
+    after_by_id = {c.case_id: c for c in candidate.per_case}
+    pairs: list[tuple[PerCase, PerCase]] = []
+    changes: list[CaseChange] = []
+    not_compared: list[str] = []
+    for before in baseline.per_case:
+        after = after_by_id.get(before.case_id)
+        if after is None:
+            continue
+        right_before, right_after = is_right(before), is_right(after)
+        if right_before is None or right_after is None:
+            not_compared.append(before.case_id)
+            continue
+        pairs.append((before, after))
+        result = outcome(before, after, right_before, right_after)
+        moved = transition(before, after)
+        retrieval = retrieval_change(before, after, retrieval_k)
+        if result == "unchanged" and moved is None and retrieval is None:
+            continue
+        changes.append(
+            CaseChange(
+                case_id=before.case_id,
+                question=after.question or before.question,
+                expected_answer=before.expected_answer,
+                answerable=before.answerable,
+                tags=list(before.tags),
+                critical=_is_critical(before.tags, critical_tags),
+                outcome=result,
+                transition=moved,
+                retrieval=retrieval,
+                baseline=side(before),
+                candidate=side(after),
+            )
+        )
+
+    def refs(cases: Iterable[PerCase], others: dict[str, PerCase]) -> list[CaseRef]:
+        return [
+            CaseRef(
+                case_id=c.case_id,
+                question=c.question,
+                tags=list(c.tags),
+                critical=_is_critical(c.tags, critical_tags),
+                right=is_right(c),
+            )
+            for c in cases
+            if c.case_id not in others
+        ]
+
+    tags = _tag_deltas(pairs, critical_tags, retrieval_k)
+    return Comparison(
+        **identities,
+        notes=_notes(baseline, candidate, same_env, len(not_compared)),
+        same_environment=same_env,
+        retrieval_k=retrieval_k,
+        critical_tags=list(critical_tags),
+        n_shared=len(pairs),
+        changes=changes,
+        added=refs(candidate.per_case, before_by_id),
+        removed=refs(baseline.per_case, after_by_id),
+        not_compared=not_compared,
+        metrics=[_metric_delta(spec, baseline, candidate, same_env) for spec in METRICS],
+        tags=tags,
+        guarantee_before=baseline.abstention.guarantee_met,
+        guarantee_after=candidate.abstention.guarantee_met,
+        alpha=candidate.abstention.alpha,
+        stats=paired_statistics(pairs, tags),
+    )

@@ -1,0 +1,261 @@
+"""What the gate produces: the comparison of two reports, the decision, and an override.
+
+All persisted (`cairn gate --json`), so all pydantic. The comparison carries enough per case (question,
+both answers, confidences, cited chunks, support ranks) that the comment can explain each change
+without the golden set or the run artifacts at hand.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cairn_action.config import GateConfig
+from cairn_action.report.models import CitedChunk, OverrideRecord
+
+GATE_SCHEMA_VERSION = 1
+
+Outcome = Literal["broke", "fixed", "changed", "unchanged"]
+"""broke: right before, wrong now; fixed: the reverse; changed: still wrong, but differently."""
+Transition = Literal["newly_abstained", "newly_answered"]
+RetrievalChange = Literal["lost", "gained"]
+Status = Literal["pass", "regression", "refused", "overridden"]
+ReasonCode = Literal[
+    "corpus_hash",
+    "golden_version",
+    "golden_hash",
+    "split",
+    "critical_case_lost",
+    "correctness_drop",
+    "max_drop",
+    "floor",
+    "guarantee_lost",
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ReportIdentity(_Model):
+    """Which report a side of the comparison is."""
+
+    config_name: str
+    config_hash: str
+    corpus_hash: str
+    golden_version: str
+    golden_hash: str
+    split: str
+    created_at: str
+    cairn_version: str
+    n_cases: int
+    environment: str | None
+    """`os/arch/Ncpu`, or None when the report does not record it."""
+    threshold_source: str
+
+
+class CaseSide(_Model):
+    """One case as one report saw it."""
+
+    status: str
+    right: bool | None
+    """Answered correctly (answerable) or abstained (unanswerable); None for stale cases."""
+    answer_text: str | None
+    confidence: float | None
+    correct: bool | None
+    token_f1: float | None
+    support_rank: int | None
+    cited: list[CitedChunk] = Field(default_factory=list)
+
+
+class CaseChange(_Model):
+    """A case both reports share whose outcome, answering or retrieval changed."""
+
+    case_id: str
+    question: str
+    expected_answer: str | None
+    answerable: bool
+    tags: list[str]
+    critical: bool
+    """Carries one of the policy's critical tags."""
+    outcome: Outcome
+    transition: Transition | None = None
+    retrieval: RetrievalChange | None = None
+    baseline: CaseSide
+    candidate: CaseSide
+
+    @property
+    def critical_loss(self) -> bool:
+        return self.critical and self.outcome == "broke"
+
+
+class CaseRef(_Model):
+    """A case present in one report only."""
+
+    case_id: str
+    question: str
+    tags: list[str]
+    critical: bool
+    right: bool | None
+    """How it fared in the report that has it."""
+
+
+class MetricDelta(_Model):
+    """One metric in both reports, compared in its spec's direction."""
+
+    name: str
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    """candidate minus baseline; None when either is missing."""
+    change: Literal["better", "worse", "same", "n/a"]
+    machine_dependent: bool = False
+    gated: bool = True
+    """False for machine-dependent metrics measured on different kinds of machine."""
+
+
+class TagDelta(_Model):
+    """Per-tag correctness and recall@k over the shared cases."""
+
+    tag: str
+    critical: bool
+    n: int
+    baseline_correct: float | None
+    candidate_correct: float | None
+    n_with_support: int
+    baseline_recall: float | None
+    candidate_recall: float | None
+
+
+class Statistics(_Model):
+    """The paired tests over the shared, scored cases (metrics.md §4)."""
+
+    n_paired: int
+    b: int
+    """Right before, wrong now."""
+    c: int
+    """Wrong before, right now."""
+    accuracy_delta: float | None
+    accuracy_low: float | None
+    accuracy_high: float | None
+    mcnemar_p_one_sided: float
+    mcnemar_p_two_sided: float
+    n_f1: int
+    f1_delta: float | None
+    f1_low: float | None
+    f1_high: float | None
+    wilcoxon_p_one_sided: float | None
+    wilcoxon_method: str
+    bootstrap: str
+    """Method, resamples, seed and confidence of both intervals, in words."""
+    scipy_version: str
+    min_detectable_drop: float | None
+    """Smallest correctness drop the one-sided McNemar test catches with 80% power at this n."""
+    sample_notes: list[str] = Field(default_factory=list)
+    """What the sample is too small to claim (curation guide's table)."""
+
+
+class Refusal(_Model):
+    """Why two reports cannot be compared, and what to do about it."""
+
+    code: ReasonCode
+    message: str
+    hint: str
+
+
+class Comparison(_Model):
+    """Two reports compared item by item; `refusals` non-empty means nothing else was computed."""
+
+    schema_version: int = GATE_SCHEMA_VERSION
+    baseline: ReportIdentity
+    candidate: ReportIdentity
+    refusals: list[Refusal] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    same_environment: bool = False
+    retrieval_k: int = 5
+    critical_tags: list[str] = Field(default_factory=list)
+    n_shared: int = 0
+    changes: list[CaseChange] = Field(default_factory=list)
+    added: list[CaseRef] = Field(default_factory=list)
+    removed: list[CaseRef] = Field(default_factory=list)
+    not_compared: list[str] = Field(default_factory=list)
+    """Shared cases stale in either report: left out of the diff and the tests."""
+    metrics: list[MetricDelta] = Field(default_factory=list)
+    tags: list[TagDelta] = Field(default_factory=list)
+    guarantee_before: bool | None = None
+    guarantee_after: bool | None = None
+    alpha: float | None = None
+    """The candidate's target error rate among answered cases."""
+    stats: Statistics | None = None
+
+    @property
+    def comparable(self) -> bool:
+        return not self.refusals
+
+    def by_outcome(self, outcome: Outcome) -> list[CaseChange]:
+        return [c for c in self.changes if c.outcome == outcome]
+
+    @property
+    def critical_losses(self) -> list[CaseChange]:
+        return [c for c in self.changes if c.critical_loss]
+
+    @property
+    def critical_removed(self) -> list[CaseRef]:
+        """Critical cases right in the baseline and missing now: a missing case is not a passing one."""
+        return [c for c in self.removed if c.critical and c.right]
+
+    def moved(self, *, machine_dependent: bool) -> bool:
+        """Whether any metric of this kind (timings or not) changed."""
+        return any(
+            m.change in ("better", "worse") for m in self.metrics if m.machine_dependent == machine_dependent
+        )
+
+    @property
+    def cases_changed(self) -> bool:
+        return bool(self.changes or self.added or self.removed)
+
+
+class Override(_Model):
+    """A maintainer's waiver of a failing gate, as the Action found it (label, who, why)."""
+
+    actor: str = Field(min_length=1)
+    label: str = Field(min_length=1)
+    reason: str = Field(min_length=1)
+    at: str = Field(min_length=1)
+    """When it was applied (ISO 8601), supplied by the caller: the policy reads no clock."""
+    pr: int | None = None
+    head_sha: str | None = None
+
+
+class Reason(_Model):
+    """One failure (or refusal) in words, with what it is about."""
+
+    code: ReasonCode
+    message: str
+    subject: str | None = None
+    """The metric name or case id the reason is about."""
+
+
+class Decision(_Model):
+    """The gate's verdict. `exit_code`: 0 pass or overridden, 1 regression, 2 refused."""
+
+    schema_version: int = GATE_SCHEMA_VERSION
+    status: Status
+    exit_code: int
+    headline: str
+    """One line: `no change`, or what changed in counts."""
+    reasons: list[Reason] = Field(default_factory=list)
+    """Failures (regression, overridden) or refusals; empty on a pass."""
+    notes: list[str] = Field(default_factory=list)
+    override: OverrideRecord | None = None
+    """Kept when an override turned a regression into `overridden`."""
+    policy: GateConfig
+
+
+class GateResult(_Model):
+    """What `cairn gate --json` writes: the decision and the comparison behind it."""
+
+    schema_version: int = GATE_SCHEMA_VERSION
+    decision: Decision
+    comparison: Comparison

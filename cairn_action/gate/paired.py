@@ -1,0 +1,90 @@
+"""The paired statistics of a comparison (metrics.md §4), and what the sample is too small to claim.
+
+Correctness pairs are every shared, scored case (right or not); token F1 pairs are the answerable ones.
+The sizes come from the curation guide's table: a paired regression claim needs 50 to 100 cases, a
+per-tag claim 50 per tag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cairn_action.gate import stats
+from cairn_action.gate.models import Statistics, TagDelta
+from cairn_action.gate.outcome import is_right
+from cairn_action.report.models import PerCase
+
+PAIRED_CLAIM_MIN = 50
+PAIRED_CLAIM_COMFORTABLE = 100
+SUBGROUP_CLAIM_MIN = 50
+
+
+def _f1(case: PerCase) -> float:
+    return case.token_f1 if case.status == "answered" and case.token_f1 is not None else 0.0
+
+
+def paired_statistics(pairs: Sequence[tuple[PerCase, PerCase]], tags: Sequence[TagDelta]) -> Statistics:
+    """McNemar on right/wrong, Wilcoxon and a bootstrap on token F1, power, and what n cannot claim."""
+    right_before = [1.0 if is_right(b) else 0.0 for b, _ in pairs]
+    right_after = [1.0 if is_right(a) else 0.0 for _, a in pairs]
+    b = sum(1 for x, y in zip(right_before, right_after, strict=True) if x > y)
+    c = sum(1 for x, y in zip(right_before, right_after, strict=True) if y > x)
+    test = stats.mcnemar(b, c)
+    accuracy = stats.paired_interval(right_before, right_after)
+    # Token F1 is defined against an expected answer, so over answerable cases; an answerable case that
+    # abstained or failed scores 0, as an empty prediction does under the SQuAD definition.
+    answerable = [(x, y) for x, y in pairs if x.answerable]
+    f1_before = [_f1(x) for x, _ in answerable]
+    f1_after = [_f1(y) for _, y in answerable]
+    wilcoxon = stats.wilcoxon_drop(f1_before, f1_after)
+    f1 = stats.paired_interval(f1_before, f1_after)
+    n = len(pairs)
+    mdd = stats.minimum_detectable_drop(n, (b + c) / n) if n else None
+    interval = accuracy or f1
+    bootstrap = (
+        f"{interval.method} bootstrap over cases, {stats.BOOTSTRAP_RESAMPLES} resamples, "
+        f"seed {interval.seed}, {interval.confidence:.0%} interval"
+        if interval
+        else "no bootstrap (no paired cases)"
+    )
+    return Statistics(
+        n_paired=n,
+        b=b,
+        c=c,
+        accuracy_delta=accuracy.mean if accuracy else None,
+        accuracy_low=accuracy.low if accuracy else None,
+        accuracy_high=accuracy.high if accuracy else None,
+        mcnemar_p_one_sided=test.p_one_sided,
+        mcnemar_p_two_sided=test.p_two_sided,
+        n_f1=len(answerable),
+        f1_delta=f1.mean if f1 else None,
+        f1_low=f1.low if f1 else None,
+        f1_high=f1.high if f1 else None,
+        wilcoxon_p_one_sided=wilcoxon.p_one_sided,
+        wilcoxon_method=wilcoxon.method,
+        bootstrap=bootstrap,
+        scipy_version=stats.scipy_version(),
+        min_detectable_drop=mdd,
+        sample_notes=_sample_notes(n, tags),
+    )
+
+
+def _sample_notes(n: int, tags: Sequence[TagDelta]) -> list[str]:
+    notes = []
+    if n < PAIRED_CLAIM_MIN:
+        notes.append(
+            f"{n} paired cases is below the {PAIRED_CLAIM_MIN} to {PAIRED_CLAIM_COMFORTABLE} a regression "
+            "claim needs: a pass here is not evidence that nothing got worse"
+        )
+    elif n < PAIRED_CLAIM_COMFORTABLE:
+        notes.append(
+            f"{n} paired cases is at the low end of the {PAIRED_CLAIM_MIN} to {PAIRED_CLAIM_COMFORTABLE} a "
+            "regression claim needs: only large drops can show as significant"
+        )
+    small = [t.tag for t in tags if t.n < SUBGROUP_CLAIM_MIN]
+    if small:
+        notes.append(
+            f"per-tag deltas are descriptive: {len(small)} of {len(tags)} tags have fewer than "
+            f"{SUBGROUP_CLAIM_MIN} cases, too few for a per-tag claim"
+        )
+    return notes

@@ -1,0 +1,269 @@
+"""The gate's decision: a pure function of the comparison, the baseline's policy and an optional override.
+
+The policy is the *baseline's* `[gate]` section (recorded in its report), so a pull request cannot
+loosen its own gate by editing its config. Every failure carries its reason in words.
+"""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from cairn_action.config import GateConfig
+from cairn_action.errors import DataError, ExitCode
+from cairn_action.gate.models import CaseChange, Comparison, Decision, MetricDelta, Override, Reason
+from cairn_action.report.models import OverrideRecord, Report
+from cairn_action.score.metrics import METRICS_BY_NAME, MetricSpec
+
+_EPSILON = 1e-9
+
+
+def policy_of(baseline: Report, *, source: str = "baseline report") -> GateConfig:
+    """The baseline's recorded `[gate]` policy, validated; the defaults when the report predates it."""
+    raw = baseline.notes.gate_policy
+    if not raw:
+        return GateConfig()
+    try:
+        policy = GateConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise DataError(
+            f"{source}: notes.gate_policy is not a valid [gate] section: {problems}",
+            "fix the [gate] section of the baseline's config and regenerate the baseline on main",
+        ) from None
+    unknown = sorted((set(policy.max_drop) | set(policy.floors)) - set(METRICS_BY_NAME))
+    if unknown:
+        raise DataError(
+            f"{source}: notes.gate_policy names unknown metric(s): {', '.join(unknown)}",
+            f"[gate] max_drop and floors take metric names: {', '.join(METRICS_BY_NAME)}",
+        )
+    return policy
+
+
+def headline(comparison: Comparison) -> str:
+    """One line saying what changed, in counts: `no change` when nothing did, timings included."""
+    if not comparison.comparable:
+        return "the reports are not comparable"
+    counts = [
+        (len(comparison.by_outcome("broke")), "broke"),
+        (len(comparison.by_outcome("fixed")), "fixed"),
+        (len(comparison.by_outcome("changed")), "changed while still wrong"),
+        (sum(c.retrieval == "lost" for c in comparison.changes), "lost retrieval"),
+        (sum(c.retrieval == "gained" for c in comparison.changes), "gained retrieval"),
+        (len(comparison.added), "added"),
+        (len(comparison.removed), "removed"),
+    ]
+    parts = [f"{n} {what}" for n, what in counts if n]
+    if parts:
+        return f"{', '.join(parts)} of {comparison.n_shared} cases"
+    if comparison.moved(machine_dependent=False):
+        return f"no case changed of {comparison.n_shared}; metrics moved"
+    if comparison.moved(machine_dependent=True):
+        return f"no case changed of {comparison.n_shared}; only timings moved"
+    return "no change"
+
+
+def _how_lost(change: CaseChange) -> str:
+    if change.transition == "newly_answered":
+        return "now answers a question it should refuse"
+    if change.transition == "newly_abstained":
+        return "now abstains"
+    if change.candidate.status == "error":
+        return "now fails with an error"
+    return "now answers wrong"
+
+
+def _critical_tags(change: CaseChange, comparison: Comparison) -> str:
+    return ", ".join(t for t in change.tags if t in comparison.critical_tags)
+
+
+def _critical_reasons(comparison: Comparison) -> list[Reason]:
+    reasons = [
+        Reason(
+            code="critical_case_lost",
+            subject=c.case_id,
+            message=f"critical case {c.case_id} ({_critical_tags(c, comparison)}) was right and "
+            f"{_how_lost(c)}",
+        )
+        for c in comparison.critical_losses
+    ]
+    reasons += [
+        Reason(
+            code="critical_case_lost",
+            subject=c.case_id,
+            message=f"critical case {c.case_id} was right in the baseline and is missing from the candidate",
+        )
+        for c in comparison.critical_removed
+    ]
+    return reasons
+
+
+def _correctness_reason(comparison: Comparison, policy: GateConfig) -> list[Reason]:
+    s = comparison.stats
+    if s is None or s.b <= s.c or s.mcnemar_p_one_sided >= policy.max_p_value:
+        return []
+    return [
+        Reason(
+            code="correctness_drop",
+            message=f"correctness dropped significantly: {s.b} broke and {s.c} fixed of {s.n_paired} paired "
+            f"cases, one-sided exact McNemar p = {s.mcnemar_p_one_sided:.3g} < {policy.max_p_value:g}",
+        )
+    ]
+
+
+def _size(spec: MetricSpec, amount: float) -> str:
+    return spec.format_delta(abs(amount)).lstrip("+")
+
+
+def _drop_reasons(metrics: dict[str, MetricDelta], policy: GateConfig, notes: list[str]) -> list[Reason]:
+    reasons = []
+    for name, allowed in sorted(policy.max_drop.items()):
+        spec, m = METRICS_BY_NAME[name], metrics[name]
+        if not m.gated:
+            notes.append(f"{spec.label}: allowed change not checked, measured on different kinds of machine")
+        elif m.baseline is None:
+            notes.append(f"{spec.label}: allowed change not checked, the baseline has no value")
+        elif m.candidate is None:
+            reasons.append(
+                Reason(
+                    code="max_drop",
+                    subject=name,
+                    message=f"{spec.label} has no value now (baseline {spec.format(m.baseline)}), "
+                    "so its allowed change cannot be checked",
+                )
+            )
+        else:
+            worse_by = (m.baseline - m.candidate) if spec.higher_is_better else (m.candidate - m.baseline)
+            if worse_by > allowed + _EPSILON:
+                went = "fell" if spec.higher_is_better else "rose"
+                reasons.append(
+                    Reason(
+                        code="max_drop",
+                        subject=name,
+                        message=f"{spec.label} {went} from {spec.format(m.baseline)} to "
+                        f"{spec.format(m.candidate)} ({spec.format_delta(m.delta)}), more than the allowed "
+                        f"{_size(spec, allowed)}",
+                    )
+                )
+    return reasons
+
+
+def _floor_reasons(metrics: dict[str, MetricDelta], policy: GateConfig, notes: list[str]) -> list[Reason]:
+    reasons = []
+    for name, bound in sorted(policy.floors.items()):
+        spec, m = METRICS_BY_NAME[name], metrics[name]
+        side = "floor" if spec.higher_is_better else "ceiling"
+        if not m.gated:
+            notes.append(f"{spec.label}: {side} not checked, measured on different kinds of machine")
+        elif m.candidate is None:
+            reasons.append(
+                Reason(
+                    code="floor",
+                    subject=name,
+                    message=f"{spec.label} has no value, so its {side} of {spec.format(bound)} "
+                    "cannot be checked",
+                )
+            )
+        elif (m.candidate < bound - _EPSILON) if spec.higher_is_better else (m.candidate > bound + _EPSILON):
+            where = "below" if spec.higher_is_better else "above"
+            reasons.append(
+                Reason(
+                    code="floor",
+                    subject=name,
+                    message=f"{spec.label} is {spec.format(m.candidate)}, {where} the {side} of "
+                    f"{spec.format(bound)}",
+                )
+            )
+    return reasons
+
+
+def _guarantee_reason(comparison: Comparison, metrics: dict[str, MetricDelta]) -> list[Reason]:
+    if not (comparison.guarantee_before is True and comparison.guarantee_after is False):
+        return []
+    spec = METRICS_BY_NAME["error_rate_answered"]
+    alpha = f" above the target {spec.format(comparison.alpha)}" if comparison.alpha is not None else ""
+    error = spec.format(metrics["error_rate_answered"].candidate)
+    return [
+        Reason(
+            code="guarantee_lost",
+            message=f"the abstention guarantee held in the baseline and does not now: error among answered "
+            f"is {error}{alpha}",
+        )
+    ]
+
+
+def failures(comparison: Comparison, policy: GateConfig) -> tuple[list[Reason], list[str]]:
+    """Every way the candidate fails the policy, most consequential first; notes on what went unchecked."""
+    metrics = {m.name: m for m in comparison.metrics}
+    notes: list[str] = []
+    reasons = (
+        _critical_reasons(comparison)
+        + _correctness_reason(comparison, policy)
+        + _drop_reasons(metrics, policy, notes)
+        + _floor_reasons(metrics, policy, notes)
+        + _guarantee_reason(comparison, metrics)
+    )
+    return reasons, notes
+
+
+def is_override_label(name: str, prefix: str) -> bool:
+    """The bare prefix (`cairn-override`) or a reason label (`cairn-override: prompt rewrite`)."""
+    lowered, p = name.lower(), prefix.lower()
+    return lowered == p or (lowered.startswith(p) and lowered[len(p) :].lstrip().startswith(":"))
+
+
+def decide(comparison: Comparison, policy: GateConfig, override: Override | None = None) -> Decision:
+    """pass (exit 0), regression (exit 1), refused (exit 2), or overridden (exit 0, the override kept).
+
+    An override applies only with the policy's override label and only to a regression: it never turns
+    a refused comparison into a pass.
+    """
+    line = headline(comparison)
+    if not comparison.comparable:
+        notes = ["an override cannot pass a comparison that was refused"] if override else []
+        reasons = [Reason(code=r.code, message=r.message) for r in comparison.refusals]
+        return Decision(
+            status="refused",
+            exit_code=ExitCode.USAGE,
+            headline=line,
+            reasons=reasons,
+            notes=notes,
+            policy=policy,
+        )
+    reasons, notes = failures(comparison, policy)
+    if not reasons:
+        if override:
+            notes.append(f"override by {override.actor} not needed: the gate passed")
+        return Decision(status="pass", exit_code=ExitCode.PASS, headline=line, notes=notes, policy=policy)
+    if override and not is_override_label(override.label, policy.override_label):
+        notes.append(
+            f"override label '{override.label}' is not the baseline's override label "
+            f"'{policy.override_label}': not applied"
+        )
+        override = None
+    if override is None:
+        return Decision(
+            status="regression",
+            exit_code=ExitCode.GATE_FAILED,
+            headline=line,
+            reasons=reasons,
+            notes=notes,
+            policy=policy,
+        )
+    record = OverrideRecord(
+        pr=override.pr,
+        actor=override.actor,
+        label=override.label,
+        reason=override.reason,
+        head_sha=override.head_sha,
+        at=override.at,
+        overrode=[r.message for r in reasons],
+    )
+    return Decision(
+        status="overridden",
+        exit_code=ExitCode.PASS,
+        headline=line,
+        reasons=reasons,
+        notes=notes,
+        override=record,
+        policy=policy,
+    )

@@ -1,0 +1,202 @@
+"""Paired statistics for two reports over the same cases (metrics.md §4).
+
+Correctness: a one-sided exact McNemar test on the discordant pairs (`scipy.stats.binomtest`).
+Token F1: a one-sided Wilcoxon signed-rank test with its `method` chosen here, not left to scipy's
+`auto` (whose behaviour has changed between releases), and a seeded paired bootstrap interval of the
+mean difference as the effect size. Power: the smallest drop the McNemar test detects at this sample
+size, computed exactly rather than quoted from a table.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import scipy
+from scipy import stats
+
+BOOTSTRAP_RESAMPLES = 9999
+BOOTSTRAP_SEED = 20240501
+BOOTSTRAP_CONFIDENCE = 0.95
+# Differences are rounded to the metrics' resolution so float noise cannot break ties (metrics.md §4.2).
+DIFF_DECIMALS = 6
+# 2**13 = 8192 sign patterns fit in the permutation budget, so up to 13 non-zero differences the
+# "permutation" test enumerates every pattern and is exact even with ties.
+_PERMUTATION_MAX_N = 13
+_EXACT_MAX_N = 50
+
+
+@dataclass(frozen=True, kw_only=True)
+class McNemar:
+    """Exact McNemar on the discordant pairs: b went right to wrong, c wrong to right."""
+
+    b: int
+    c: int
+    p_one_sided: float
+    """P(Binomial(b + c, 1/2) >= b): evidence that the candidate is worse."""
+    p_two_sided: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Wilcoxon:
+    """One-sided signed-rank test that candidate minus baseline is shifted below zero."""
+
+    n: int
+    n_nonzero: int
+    p_one_sided: float | None
+    """None when every difference is zero: there is nothing to test."""
+    method: str
+    """`exact`, `permutation (exhaustive)`, `asymptotic` or `none`."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Interval:
+    """A paired bootstrap interval of a mean difference (candidate minus baseline)."""
+
+    mean: float
+    low: float
+    high: float
+    method: str
+    n_resamples: int
+    seed: int
+    confidence: float
+
+
+def scipy_version() -> str:
+    return scipy.__version__
+
+
+def mcnemar(b: int, c: int) -> McNemar:
+    """Exact McNemar test: only discordant pairs carry information; b = c = 0 gives p = 1."""
+    m = b + c
+    if m == 0:
+        return McNemar(b=b, c=c, p_one_sided=1.0, p_two_sided=1.0)
+    one = stats.binomtest(b, m, 0.5, alternative="greater").pvalue
+    two = stats.binomtest(b, m, 0.5, alternative="two-sided").pvalue
+    return McNemar(b=b, c=c, p_one_sided=float(one), p_two_sided=float(two))
+
+
+def _rounded_differences(baseline: list[float], candidate: list[float]) -> np.ndarray:
+    if len(baseline) != len(candidate):
+        raise ValueError("paired samples must have the same length")
+    diff = np.asarray(candidate, dtype=float) - np.asarray(baseline, dtype=float)
+    return np.round(diff, DIFF_DECIMALS)
+
+
+def wilcoxon_drop(baseline: list[float], candidate: list[float], *, seed: int = BOOTSTRAP_SEED) -> Wilcoxon:
+    """Signed-rank test of candidate < baseline, zeros dropped first (`zero_method="wilcox"`), method pinned.
+
+    The zeros are removed before scipy sees the sample, so `exact` is valid whenever the remaining
+    differences have no ties (scipy's caveat); with ties, an exhaustive sign-flip permutation up to 13
+    differences, and the normal approximation beyond.
+    """
+    d = _rounded_differences(baseline, candidate)
+    nonzero = d[d != 0]
+    n_nonzero = int(nonzero.size)
+    if n_nonzero == 0:
+        return Wilcoxon(n=int(d.size), n_nonzero=0, p_one_sided=None, method="none")
+    has_ties = np.unique(np.abs(nonzero)).size < n_nonzero
+    method: str | stats.PermutationMethod
+    if not has_ties and n_nonzero <= _EXACT_MAX_N:
+        method, name = "exact", "exact"
+    elif n_nonzero <= _PERMUTATION_MAX_N:
+        rng = np.random.Generator(np.random.PCG64(seed))
+        method, name = stats.PermutationMethod(n_resamples=9999, rng=rng), "exhaustive permutation"
+    else:
+        method, name = "asymptotic", "asymptotic"
+    result = stats.wilcoxon(nonzero, zero_method="wilcox", alternative="less", method=method)
+    return Wilcoxon(n=int(d.size), n_nonzero=n_nonzero, p_one_sided=float(result.pvalue), method=name)
+
+
+def paired_interval(
+    baseline: list[float],
+    candidate: list[float],
+    *,
+    seed: int = BOOTSTRAP_SEED,
+    n_resamples: int = BOOTSTRAP_RESAMPLES,
+    confidence: float = BOOTSTRAP_CONFIDENCE,
+) -> Interval | None:
+    """Percentile bootstrap interval of mean(candidate - baseline), resampling cases; None when empty.
+
+    Percentile rather than BCa: BCa is undefined (and warns) on the many-ties samples that unchanged
+    answers produce, and the interval is reported as an effect size, not used as the gate.
+    """
+    d = _rounded_differences(baseline, candidate)
+    if d.size == 0:
+        return None
+    mean = float(d.mean())
+    if np.all(d == d[0]):
+        # Every resample has the same mean; scipy would warn about degenerate data.
+        return Interval(
+            mean=mean,
+            low=mean,
+            high=mean,
+            method="percentile",
+            n_resamples=0,
+            seed=seed,
+            confidence=confidence,
+        )
+    rng = np.random.Generator(np.random.PCG64(seed))
+    res = stats.bootstrap(
+        (d,), np.mean, n_resamples=n_resamples, confidence_level=confidence, method="percentile", rng=rng
+    )
+    return Interval(
+        mean=mean,
+        low=float(res.confidence_interval.low),
+        high=float(res.confidence_interval.high),
+        method="percentile",
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence=confidence,
+    )
+
+
+@cache
+def _critical_b(n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each number of discordant pairs m in 1..n that can reject: the smallest rejecting b.
+
+    b's one-sided p-value is P(Bin(m, 1/2) >= b) = sf(b - 1), falling as b grows; the quantile function
+    gives the boundary up to one step, which the two corrections settle.
+    """
+    ms = np.arange(1, n + 1)
+    b = stats.binom.isf(alpha, ms, 0.5).astype(int) + 1
+    for _ in range(3):
+        b = np.where(stats.binom.sf(b - 2, ms, 0.5) < alpha, b - 1, b)
+        b = np.where(stats.binom.sf(b - 1, ms, 0.5) >= alpha, b + 1, b)
+    can_reject = b <= ms
+    return ms[can_reject], b[can_reject]
+
+
+def mcnemar_power(n: int, discordance: float, drop: float, *, alpha: float = 0.05) -> float:
+    """Exact power of the one-sided McNemar test under metrics.md §4.5's trinomial model.
+
+    Each case is discordant with probability `discordance`; a discordant case went right to wrong with
+    probability (discordance + drop) / (2 * discordance).
+    """
+    if not 0 < drop <= discordance <= 1:
+        raise ValueError("need 0 < drop <= discordance <= 1")
+    ms, b_star = _critical_b(n, alpha)
+    if ms.size == 0:
+        return 0.0
+    p_b = (discordance + drop) / (2 * discordance)
+    return float(np.sum(stats.binom.pmf(ms, n, discordance) * stats.binom.sf(b_star - 1, ms, p_b)))
+
+
+def minimum_detectable_drop(
+    n: int, discordance: float, *, alpha: float = 0.05, power: float = 0.8
+) -> float | None:
+    """Smallest accuracy drop (a share, in whole points) the test catches with `power`; None if none.
+
+    `discordance` is the share of cases whose correctness differs between the two runs; it is clipped to
+    at least 0.1 because an unchanged pair of runs says nothing about how noisy the system is.
+    """
+    if n <= 0:
+        return None
+    psi = min(max(discordance, 0.10), 1.0)
+    for points in range(1, math.floor(psi * 100) + 1):
+        drop = points / 100
+        if mcnemar_power(n, psi, drop, alpha=alpha) >= power:
+            return drop
+    return None

@@ -1,0 +1,150 @@
+"""`cairn golden check`: validate a golden set against its corpus and print what was found.
+
+Everything wrong is reported in one pass: the loader's problems (JSON, fields, duplicate ids, the
+answerable rules), support entries naming no document or several, and stale cases (a quote no longer
+verbatim in its document) in a section of their own, so a user sees which cases drifted. Any error or
+stale case fails the check (exit 2); warnings from the curation guide do not.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from cairn_action.errors import ExitCode
+from cairn_action.golden.load import VERSION_FILE, golden_warnings, parse_golden
+from cairn_action.golden.models import GoldenCase, GoldenSet
+from cairn_action.golden.support import HINT_STALE, resolve_support
+from cairn_action.index.corpus import Corpus, load_corpus
+
+_DIFFICULTIES = ("easy", "medium", "hard")
+
+
+@dataclass(frozen=True)
+class GoldenCounts:
+    """How a golden set divides: answerable, unanswerable (no answer in the corpus), false premise."""
+
+    cases: int
+    answerable: int
+    unanswerable: int
+    """Unanswerable cases not tagged false_premise."""
+    false_premise: int
+    """Unanswerable cases tagged false_premise."""
+    tags: tuple[tuple[str, int], ...]
+    """(tag, cases), most frequent first."""
+    difficulty: tuple[tuple[str, int], ...]
+    """(difficulty, cases), easy to hard then unset; empty when no case gives one."""
+
+
+@dataclass(frozen=True)
+class GoldenCheck:
+    """The outcome of checking a golden set against a corpus."""
+
+    golden: GoldenSet
+    corpus: Corpus
+    counts: GoldenCounts
+    warnings: tuple[str, ...]
+    errors: tuple[str, ...]
+    stale: tuple[str, ...]
+    """One line per quote no longer verbatim in its document."""
+    stale_ids: tuple[str, ...]
+    hints: tuple[str, ...]
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.USAGE if self.errors or self.stale else ExitCode.PASS
+
+
+def count_cases(cases: Iterable[GoldenCase]) -> GoldenCounts:
+    """Counts by answerability, tag and difficulty."""
+    cases = list(cases)
+    unanswerable = [c for c in cases if not c.answerable]
+    false_premise = sum(1 for c in unanswerable if c.is_false_premise)
+    tags = Counter(tag for c in cases for tag in dict.fromkeys(c.tags))
+    difficulty: tuple[tuple[str, int], ...] = ()
+    if any(c.difficulty for c in cases):
+        levels = Counter(c.difficulty or "unset" for c in cases)
+        difficulty = tuple((d, levels[d]) for d in (*_DIFFICULTIES, "unset") if levels[d])
+    return GoldenCounts(
+        cases=len(cases),
+        answerable=len(cases) - len(unanswerable),
+        unanswerable=len(unanswerable) - false_premise,
+        false_premise=false_premise,
+        tags=tuple(sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))),
+        difficulty=difficulty,
+    )
+
+
+def check_golden(golden_path: Path, corpus: Corpus) -> GoldenCheck:
+    """Check the golden set at `golden_path` against `corpus`, collecting every problem."""
+    parsed = parse_golden(golden_path)
+    golden = parsed.golden
+    resolution = resolve_support(golden, corpus)
+    hints = [p.hint for p in parsed.problems] + resolution.hints
+    if resolution.stale:
+        hints.append(HINT_STALE)
+    return GoldenCheck(
+        golden=golden,
+        corpus=corpus,
+        counts=count_cases(golden.cases),
+        warnings=tuple(golden_warnings(golden)),
+        errors=tuple([str(p) for p in parsed.problems] + resolution.errors),
+        stale=tuple(resolution.stale_details),
+        stale_ids=tuple(c.id for c in golden.cases if c.id in resolution.stale),
+        hints=tuple(dict.fromkeys(h for h in hints if h)),
+    )
+
+
+def format_check(check: GoldenCheck) -> str:
+    """The printed report: header, counts per tag and difficulty, warnings, errors, stale cases."""
+    golden, counts = check.golden, check.counts
+    source = VERSION_FILE if golden.version_from_file else f"content hash, no {VERSION_FILE}"
+    lines = [
+        f"{golden.path}: version {golden.version} ({source}), {counts.cases} cases: "
+        f"{counts.answerable} answerable, {counts.unanswerable} unanswerable, "
+        f"{counts.false_premise} false premise",
+        f"corpus {check.corpus.root}: {len(check.corpus.documents)} documents, "
+        f"corpus_hash {check.corpus.corpus_hash[:16]}",
+    ]
+    lines += _table("per tag", counts.tags)
+    lines += _table("per difficulty", counts.difficulty)
+    lines += _section(f"warnings ({len(check.warnings)})", check.warnings)
+    lines += _section(f"errors ({len(check.errors)})", check.errors)
+    if check.stale:
+        lines += _section(
+            f"stale cases ({len(check.stale_ids)}: {', '.join(check.stale_ids)}): the quote is no longer in "
+            "its document, which changed after labelling; a run leaves these cases out of every score",
+            check.stale,
+        )
+    failed = check.exit_code != ExitCode.PASS
+    lines += [f"hint: {hint}" for hint in check.hints] if failed else []
+    n_errors, n_stale = len(check.errors), len(check.stale_ids)
+    outcome = "failed" if failed else "ok"
+    lines.append(
+        f"\n{outcome}: {n_errors} error{'s' * (n_errors != 1)}, {n_stale} stale case{'s' * (n_stale != 1)}, "
+        f"{len(check.warnings)} warning{'s' * (len(check.warnings) != 1)}"
+    )
+    return "\n".join(lines)
+
+
+def run_golden_check(golden_path: Path, corpus_dir: Path, out: TextIO) -> int:
+    """Load the corpus, check the golden set against it, print the report to `out`; the exit code."""
+    check = check_golden(golden_path, load_corpus(corpus_dir))
+    print(format_check(check), file=out)
+    return int(check.exit_code)
+
+
+def _table(title: str, rows: tuple[tuple[str, int], ...]) -> list[str]:
+    if not rows:
+        return []
+    width = max(len(name) for name, _ in rows)
+    return [f"\n{title}:", *(f"  {name:<{width}}  {n:>4}" for name, n in rows)]
+
+
+def _section(title: str, items: tuple[str, ...]) -> list[str]:
+    if not items:
+        return []
+    return [f"\n{title}:", *(f"  {item}" for item in items)]

@@ -1,0 +1,348 @@
+"""Reading and validating a golden set: the one loader the run, the checker and the Action share.
+
+Every problem is collected before anything is raised, so a user fixes a broken set in one pass:
+`parse_golden` returns the valid cases and the problems side by side (the checker prints both), and
+`load_golden` raises one `DataError` listing every problem as `file:line: what is wrong`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from cairn_action.errors import DataError
+from cairn_action.golden.models import GoldenCase, GoldenSet
+
+GOLDEN_FILE = "golden.jsonl"
+VERSION_FILE = "golden.version"
+
+# The curation guide's floors; below them the set still loads, with a warning.
+MIN_CASES = 100
+MIN_UNANSWERABLE_SHARE = 0.25
+MAX_ANSWER_WORDS = 8
+
+HINT_JSON = "each non-blank line must be one JSON object"
+HINT_FIELDS = (
+    "the golden set reference lists the fields: id, question, answerable, expected_answer, support "
+    "[{doc, quote}], tags, notes"
+)
+HINT_DUPLICATE = "every case id must be unique: rename one of them"
+HINT_ANSWERABLE = (
+    "an answerable case needs expected_answer and support; "
+    "an unanswerable one (answerable: false) has neither"
+)
+HINT_EMPTY = "add cases to the golden set, one JSON object per line"
+HINT_VERSION = f"{VERSION_FILE} holds one line, the version string; bump it on any change to the set"
+
+# Field names other schemas use (the curation guide's own example among them), to suggest the right one.
+_FIELD_ALIASES = {
+    "input": "question",
+    "query": "question",
+    "expected": "expected_answer",
+    "answer": "expected_answer",
+    "contexts": "support",
+    "quotes": "support",
+    "tag": "tags",
+    "note": "notes",
+    "dataset_version": f"the {VERSION_FILE} file",
+    "text": "quote",
+    "document": "doc",
+}
+
+
+@dataclass(frozen=True)
+class GoldenProblem:
+    """One thing wrong with a golden set, at a line of a file (None: the file as a whole)."""
+
+    file: str
+    line: int | None
+    message: str
+    hint: str
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class ParsedGolden:
+    """The valid cases of a golden set (as a GoldenSet) and every problem found reading it."""
+
+    golden: GoldenSet
+    problems: tuple[GoldenProblem, ...]
+
+
+def problems_error(problems: list[GoldenProblem] | tuple[GoldenProblem, ...], what: str) -> DataError:
+    """One DataError listing every problem, one `file:line: ...` per line, with their distinct hints."""
+    lines = [str(p) for p in problems]
+    if len(lines) == 1:
+        message = lines[0]
+    else:
+        message = "\n".join([f"{len(lines)} problems in {what}:", *lines])
+    hints = list(dict.fromkeys(p.hint for p in problems if p.hint))
+    # CairnError.render prefixes the hint with "hint: "; repeating the prefix keeps one hint per line.
+    return DataError(message, "\nhint: ".join(hints))
+
+
+def golden_files(path: Path) -> tuple[Path, Path]:
+    """(golden.jsonl, golden.version) for a path naming the JSONL file or the folder that holds it."""
+    if path.is_dir():
+        jsonl = path / GOLDEN_FILE
+        if not jsonl.is_file():
+            raise DataError(
+                f"{path}: no {GOLDEN_FILE} in this folder",
+                "pass --golden PATH: the golden.jsonl file, or the folder that holds it",
+            )
+        return jsonl, path / VERSION_FILE
+    if not path.is_file():
+        raise DataError(
+            f"{path}: golden set not found",
+            "pass --golden PATH: the golden.jsonl file, or the folder that holds it",
+        )
+    return path, path.parent / VERSION_FILE
+
+
+def load_golden(path: Path) -> GoldenSet:
+    """Load and validate a golden set; raise one DataError listing every problem."""
+    parsed = parse_golden(path)
+    if parsed.problems:
+        raise problems_error(parsed.problems, str(parsed.golden.path))
+    return parsed.golden
+
+
+def parse_golden(path: Path) -> ParsedGolden:
+    """Read a golden set, keeping the valid cases and collecting every problem instead of stopping.
+
+    Raises DataError only when there is nothing to read (no file, not UTF-8).
+    """
+    jsonl, version_file = golden_files(Path(path))
+    shown = str(jsonl)
+    data = jsonl.read_bytes()
+    content_hash = hashlib.sha256(data).hexdigest()
+    text = _decode(data, shown)
+
+    problems: list[GoldenProblem] = []
+    cases: list[GoldenCase] = []
+    line_of: dict[str, int] = {}
+    seen_lines = 0
+    # split("\n"), not splitlines(): U+2028 and friends may sit unescaped inside a JSON string.
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        seen_lines += 1
+        case, line_problems = _parse_line(line, number, shown)
+        problems.extend(line_problems)
+        if case is None:
+            continue
+        if case.id in line_of:
+            problems.append(
+                GoldenProblem(
+                    shown,
+                    number,
+                    f"case {case.id}: duplicate id (first on line {line_of[case.id]})",
+                    HINT_DUPLICATE,
+                )
+            )
+            continue
+        line_of[case.id] = number
+        cases.append(case)
+    if seen_lines == 0:
+        problems.append(GoldenProblem(shown, None, "the golden set has no cases", HINT_EMPTY))
+
+    version, from_file, version_problem = _read_version(version_file, content_hash)
+    if version_problem is not None:
+        problems.append(version_problem)
+    golden = GoldenSet(
+        path=jsonl,
+        cases=tuple(cases),
+        version=version,
+        content_hash=content_hash,
+        version_from_file=from_file,
+        line_of=line_of,
+    )
+    return ParsedGolden(golden=golden, problems=tuple(problems))
+
+
+def hash_version(content_hash: str) -> str:
+    """The version a golden set without a golden.version file gets: a prefix of its content hash."""
+    return f"sha256:{content_hash[:16]}"
+
+
+def golden_warnings(golden: GoldenSet) -> list[str]:
+    """What the curation guide advises against, as `file[:line]: ...` lines; none of it stops a run."""
+    shown = str(golden.path)
+    warnings: list[str] = []
+    if not golden.version_from_file:
+        warnings.append(
+            f"{shown}: no {VERSION_FILE} beside it, so the content hash {golden.version} is the version "
+            f"(any edit changes it); write a {VERSION_FILE} to name the version"
+        )
+    n = len(golden.cases)
+    if n == 0:
+        return warnings
+    if n < MIN_CASES:
+        warnings.append(
+            f"{shown}: {n} cases; the curation guide asks for at least {MIN_CASES} "
+            "(fewer cannot detect a paired regression, and calibration holds a share of them out)"
+        )
+    unanswerable = sum(1 for c in golden.cases if not c.answerable)
+    if unanswerable < MIN_UNANSWERABLE_SHARE * n:
+        warnings.append(
+            f"{shown}: {unanswerable} of {n} cases are unanswerable ({unanswerable / n:.0%}); include about "
+            "a quarter, or abstention cannot be measured"
+        )
+    if not any(c.is_false_premise for c in golden.cases):
+        warnings.append(
+            f"{shown}: no false-premise cases (tag false_premise); questions whose premise the documents "
+            "contradict are where confident wrong answers come from"
+        )
+    for case in golden.cases:
+        words = len((case.expected_answer or "").split())
+        if words > MAX_ANSWER_WORDS:
+            warnings.append(
+                f"{shown}:{golden.line_of.get(case.id, '?')}: case {case.id}: expected_answer has {words} "
+                f"words; keep it to a number, a date, a name or a short phrase (about {MAX_ANSWER_WORDS} "
+                "words at most) so token F1 measures the fact, not the wording"
+            )
+        if case.answerable and "unanswerable" in case.tags:
+            warnings.append(
+                f"{shown}:{golden.line_of.get(case.id, '?')}: case {case.id}: tagged unanswerable but "
+                "answerable is true"
+            )
+    return warnings
+
+
+def _decode(data: bytes, shown: str) -> str:
+    try:
+        return data.decode("utf-8-sig")  # a BOM from a Windows editor is not a problem worth a line
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DataError(
+            f"{shown}:{line}: not valid UTF-8 (byte {exc.start})", "save the file as UTF-8"
+        ) from None
+
+
+def _read_version(version_file: Path, content_hash: str) -> tuple[str, bool, GoldenProblem | None]:
+    if not version_file.is_file():
+        return hash_version(content_hash), False, None
+    shown = str(version_file)
+    try:
+        version = version_file.read_text(encoding="utf-8-sig").strip()
+    except UnicodeDecodeError:
+        return hash_version(content_hash), False, GoldenProblem(shown, None, "not valid UTF-8", HINT_VERSION)
+    if not version:
+        return hash_version(content_hash), False, GoldenProblem(shown, 1, "empty", HINT_VERSION)
+    if "\n" in version:
+        problem = GoldenProblem(shown, 2, "more than one line", HINT_VERSION)
+        return hash_version(content_hash), False, problem
+    return version, True, None
+
+
+def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    counts = Counter(key for key, _ in pairs)
+    duplicated = [key for key, count in counts.items() if count > 1]
+    if duplicated:
+        raise _DuplicateKeyError(duplicated[0])
+    return dict(pairs)
+
+
+class _DuplicateKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _parse_line(line: str, number: int, shown: str) -> tuple[GoldenCase | None, list[GoldenProblem]]:
+    try:
+        obj = json.loads(line, object_pairs_hook=_reject_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        return None, [
+            GoldenProblem(shown, number, f"invalid JSON: {exc.msg} (column {exc.colno})", HINT_JSON)
+        ]
+    except _DuplicateKeyError as exc:
+        return None, [GoldenProblem(shown, number, f"key '{exc.key}' appears twice", HINT_JSON)]
+    if not isinstance(obj, dict):
+        return None, [
+            GoldenProblem(shown, number, f"expected a JSON object, found {_json_kind(obj)}", HINT_JSON)
+        ]
+    label = f"case {obj['id']}: " if isinstance(obj.get("id"), str) and obj["id"].strip() else ""
+    try:
+        case = GoldenCase.model_validate(obj, strict=True)
+    except ValidationError as exc:
+        return None, [
+            GoldenProblem(shown, number, label + _describe(err), HINT_FIELDS) for err in exc.errors()
+        ]
+    problems = [GoldenProblem(shown, number, label + m, HINT_ANSWERABLE) for m in _rule_violations(case)]
+    for name in ("id", "question"):
+        if not getattr(case, name).strip():
+            problems.insert(0, GoldenProblem(shown, number, f"{label}'{name}' is blank", HINT_FIELDS))
+    return (None if problems else case), problems
+
+
+def _rule_violations(case: GoldenCase) -> list[str]:
+    """The answerable/unanswerable field rules of the golden set reference."""
+    has = {
+        "expected_answer": bool(case.expected_answer and case.expected_answer.strip()),
+        "support": bool(case.support),
+    }
+    if case.answerable:
+        return [f"answerable case without {name}" for name, present in has.items() if not present]
+    return [f"unanswerable case (answerable: false) has {name}" for name, present in has.items() if present]
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def _describe(err: Any) -> str:
+    """One plain line for one pydantic error."""
+    loc = tuple(err["loc"])
+    where = _where(loc)
+    kind = err["type"]
+    got = _json_kind(err.get("input"))
+    if kind == "missing":
+        return f"missing field '{where}'"
+    if kind == "extra_forbidden":
+        alias = _FIELD_ALIASES.get(str(loc[-1]))
+        return f"unknown field '{where}'" + (f" (did you mean {_quoted(alias)}?)" if alias else "")
+    if kind == "string_type":
+        return f"'{where}' must be a string, not {got}"
+    if kind == "bool_type":
+        return f"'{where}' must be true or false, not {got}"
+    if kind == "list_type":
+        return f"'{where}' must be a list, not {got}"
+    if kind in ("model_type", "dict_type"):
+        return f"'{where}' must be an object with doc and quote, not {got}"
+    if kind == "string_too_short":
+        return f"'{where}' is empty"
+    if kind == "literal_error":
+        return f"'{where}' must be {err['ctx']['expected']}, not {json.dumps(err.get('input'))[:40]}"
+    return f"'{where}': {err['msg']}"
+
+
+def _quoted(alias: str) -> str:
+    return alias if alias.startswith("the ") else f"'{alias}'"

@@ -1,0 +1,136 @@
+"""Locating each support quote of a golden set in a corpus.
+
+`support[].doc` names a document by its basename when that is unique in the corpus, or by its path
+relative to the corpus root (real corpora have many `index.md`). The quote must be verbatim in the
+document; when it is not, the document changed after the case was labelled and the case is stale:
+the run leaves it out of every score, and `cairn golden check` fails on it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from cairn_action.errors import DataError
+from cairn_action.golden.models import GoldenSet, ResolvedSupport, SupportQuote
+from cairn_action.index.corpus import Corpus, Document
+
+HINT_DOC = "support[].doc is the document's basename, or its path relative to the corpus root"
+HINT_AMBIGUOUS = "name the document by its path relative to the corpus root (./name.md for one at the root)"
+HINT_STALE = (
+    "the document changed after the case was labelled: re-check the case, copy the quote from the "
+    "document as it is now, and bump golden.version"
+)
+_QUOTE_SHOWN = 60  # characters of a quote repeated in a message
+_PREFIX_WORTH_SAYING = 10  # a shorter matching start is found by chance in most documents
+
+
+@dataclass(frozen=True)
+class SupportResolution:
+    """Where every support quote of a golden set sits in a corpus."""
+
+    resolved: dict[str, list[ResolvedSupport]]
+    """Case id -> the located quotes, in support order; every case has an entry (empty when unanswerable).
+    A quote that could not be located (unknown document, stale) is left out of its case's list."""
+    stale: frozenset[str]
+    """Ids of cases with a quote no longer verbatim in its document: left out of every score."""
+    errors: list[str] = field(default_factory=list)
+    """`file:line: ...` for support entries naming no document or several: the set cannot run."""
+    stale_details: list[str] = field(default_factory=list)
+    """`file:line: ...` for each quote not found, saying how much of it still matches."""
+    hints: list[str] = field(default_factory=list)
+    """The distinct hints for `errors`, in order."""
+
+    def raise_for_errors(self) -> None:
+        """Raise one DataError listing every error (stale cases are not errors here)."""
+        if not self.errors:
+            return
+        head = self.errors[0] if len(self.errors) == 1 else f"{len(self.errors)} support problems:"
+        lines = [head] if len(self.errors) == 1 else [head, *self.errors]
+        raise DataError("\n".join(lines), "\nhint: ".join(self.hints))
+
+
+def resolve_support(golden: GoldenSet, corpus: Corpus) -> SupportResolution:
+    """Resolve each case's `support[].doc` to a document and find each quote's first occurrence."""
+    by_path = corpus.by_path()
+    by_basename: dict[str, list[Document]] = {}
+    for doc in corpus.documents:
+        by_basename.setdefault(doc.basename, []).append(doc)
+
+    resolved: dict[str, list[ResolvedSupport]] = {}
+    stale: set[str] = set()
+    errors: list[str] = []
+    hints: list[str] = []
+    details: list[str] = []
+    shown = str(golden.path)
+    for case in golden.cases:
+        where = f"{shown}:{golden.line_of.get(case.id, '?')}: case {case.id}: "
+        located: list[ResolvedSupport] = []
+        for index, support in enumerate(case.support):
+            doc, problem, hint = _find_document(support.doc, by_path, by_basename)
+            if doc is None:
+                errors.append(f"{where}support[{index}].doc {problem}")
+                if hint not in hints:
+                    hints.append(hint)
+                continue
+            start = doc.text.find(support.quote)
+            if start < 0:
+                stale.add(case.id)
+                details.append(where + _describe_stale(index, support, doc))
+                continue
+            located.append(ResolvedSupport(doc_path=doc.path, start=start, end=start + len(support.quote)))
+        resolved[case.id] = located
+    return SupportResolution(
+        resolved=resolved, stale=frozenset(stale), errors=errors, stale_details=details, hints=hints
+    )
+
+
+def _find_document(
+    name: str, by_path: dict[str, Document], by_basename: dict[str, list[Document]]
+) -> tuple[Document | None, str, str]:
+    """The document `name` refers to, or None with what is wrong and the hint."""
+    if "/" in name:
+        path = name.removeprefix("./")
+        if path in by_path:
+            return by_path[path], "", ""
+        close = difflib.get_close_matches(path, list(by_path), n=1)
+        suggestion = f" (did you mean '{close[0]}'?)" if close else ""
+        return None, f"'{name}' is not a document in the corpus{suggestion}", HINT_DOC
+    matches = by_basename.get(name, [])
+    if len(matches) == 1:
+        return matches[0], "", ""
+    if matches:
+        listed = ", ".join(d.path for d in matches)
+        return None, f"'{name}' matches {len(matches)} documents: {listed}", HINT_AMBIGUOUS
+    close = difflib.get_close_matches(name, list(by_basename), n=1)
+    suggestion = f" (did you mean '{close[0]}'?)" if close else ""
+    return None, f"'{name}' is not a document in the corpus{suggestion}", HINT_DOC
+
+
+def _describe_stale(index: int, support: SupportQuote, doc: Document) -> str:
+    quote = support.quote
+    shown = quote if len(quote) <= _QUOTE_SHOWN else quote[: _QUOTE_SHOWN - 1] + "…"
+    message = f'support[{index}].quote is not in {doc.path}: "{shown}"'
+    if _collapse(quote) in _collapse(doc.text):
+        return message + " (it differs only in whitespace or line breaks)"
+    matched = _longest_present_prefix(quote, doc.text)
+    if matched >= _PREFIX_WORTH_SAYING:
+        message += f" (its first {matched} of {len(quote)} characters are)"
+    return message
+
+
+def _collapse(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _longest_present_prefix(quote: str, text: str) -> int:
+    """Length of the longest start of `quote` found in `text` (presence is monotone in the length)."""
+    low, high = 0, len(quote)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if quote[:mid] in text:
+            low = mid
+        else:
+            high = mid - 1
+    return low

@@ -1,0 +1,255 @@
+"""What kind of answer a question asks for, and the spans of a sentence that could be that answer.
+
+The stub answerer's extraction rules, kept apart from its sentence selection. Everything is regular
+expressions over English business text: figures with their units, money, percentages, clock times,
+dates, durations, product codes, capitalised names. No knowledge of any particular corpus.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+
+class AnswerType(Enum):
+    YES_NO = "yes_no"
+    DURATION = "duration"
+    COUNT = "count"
+    AMOUNT = "amount"  # money or a percentage
+    PERCENT = "percent"
+    TIME = "time"
+    DATE = "date"
+    WHEN = "when"  # a date, else a time, else a duration
+    PERSON = "person"
+    NAME = "name"
+    YEAR = "year"
+    TEMPERATURE = "temperature"
+    MEASURE = "measure"  # a size, weight or volume: a figure with its unit
+    IDENTIFIER = "identifier"  # a phone, account or registration number, a code
+    PHRASE = "phrase"  # anything salient: a figure if the sentence has one, else a short phrase
+    REASON = "reason"  # why / explain: no short span answers it, so the stub declines
+
+
+@dataclass(frozen=True)
+class Span:
+    """A candidate answer: `text[start:end]` of the sentence it was found in."""
+
+    start: int
+    end: int
+    text: str
+    kind: str
+
+
+_AUX = r"(?:can|could|do|does|did|is|are|was|were|will|would|should|shall|may|must|has|have|had|am)"
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+_WEEKDAY = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)"
+_NUMBER_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)"
+_QUALIFIER = (
+    r"(?:(?:at least|at most|up to|within|more than|less than|fewer than|no more than|no later than|"
+    r"over|under|after|before|about|around|only|every|each)\s+)?"
+)
+_TIME_UNIT = (
+    r"(?:(?:working|business|calendar|clear|full)\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)"
+)
+
+_MEASURE = r"(?:kg|g|mg|litres?|liters?|l|ml|cl|cm|mm|km|tonnes?|lb|oz|miles?)"
+_CAPITALISED = r"[A-Z][a-z'\u2019]+"
+_MERIDIEM = r"(?:[ap]m\b|[ap]\.m\.)"
+# "16:30", "4.30 pm"; a dotted figure without am/pm only when it reads as a 24-hour time and is not a
+# quantity ("2.27 litre", "12.25%").
+_CLOCK = (
+    rf"(?:\d{{1,2}}:\d{{2}}(?:\s?{_MERIDIEM})?|\d{{1,2}}\.\d{{2}}\s?{_MERIDIEM}"
+    rf"|(?:[01]\d|2[0-3])\.[0-5]\d(?![\d%°])(?!\s?(?:per\b|{_MEASURE}\b)))"
+)
+_DAY = (
+    rf"(?:{_WEEKDAY},?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:\s+\d{{4}})?"
+    rf"|{_WEEKDAY}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?(?:\s+{_MONTH})?)?"
+)
+
+_PATTERNS: dict[str, re.Pattern[str]] = {
+    "money": re.compile(
+        _QUALIFIER
+        + r"[£$€]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|m|bn|k)\b)?"
+        + r"(?:\s+(?:a|per)\s+(?:month|year|week|case|delivery))?",
+        re.IGNORECASE,
+    ),
+    "percent": re.compile(_QUALIFIER + r"\d+(?:\.\d+)?\s?(?:%|per\s?cent\b)", re.IGNORECASE),
+    # A clock time, or a range of them, with the day it falls on when the sentence names one.
+    "time": re.compile(
+        rf"\b(?:{_CLOCK}(?:\s?(?:to|-|\u2013|until)\s?{_CLOCK})?|\d{{1,2}}\s?{_MERIDIEM}|midday|midnight|noon)"
+        rf"(?:\s+on\s+(?:{_DAY}|(?-i:{_CAPITALISED}\s+{_CAPITALISED})\b))?",
+        re.IGNORECASE,
+    ),
+    "date": re.compile(
+        rf"(?:{_WEEKDAY},?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:\s+\d{{4}})?"
+        rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|{_MONTH}\s+\d{{4}}"
+    ),
+    "year": re.compile(r"\b(?:19|20)\d{2}\b"),
+    "weekday": re.compile(rf"\b{_WEEKDAY}s?\b"),
+    "duration": re.compile(
+        _QUALIFIER + rf"(?:\d+(?:\.\d+)?|{_NUMBER_WORD})(?:\s|-){_TIME_UNIT}\b", re.IGNORECASE
+    ),
+    "measure": re.compile(
+        _QUALIFIER + rf"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:\s?x\s?\d[\d,]*(?:\.\d+)?)?\s?{_MEASURE}\b",
+        re.IGNORECASE,
+    ),
+    "phone": re.compile(r"(?<![\w£$€.,])(?:\+44\s?|0)\d{2,4}(?:[\s-]?\d{3,4}){1,2}\b"),
+    "code": re.compile(r"\b[A-Z]{2,}(?:-[A-Z0-9]+)+\b"),
+    "temperature": re.compile(
+        _QUALIFIER
+        + r"[-\u2212]?\d+(?:\.\d+)?\s?°\s?[CF]\b"
+        + r"(?:\s+or\s+(?:colder|warmer|below|above|less|more))?",
+        re.IGNORECASE,
+    ),
+    # A bare figure, with its unit of measure if it has one; not a figure that starts a duration, nor a
+    # year ("in 2025" counts nothing).
+    "number": re.compile(
+        _QUALIFIER + r"(?<![\w:.\-\u2212])(?!(?:19|20)\d\d\b)\d[\d,]*(?:\.\d+)?(?![\w:%°])"
+        rf"(?!\s+{_TIME_UNIT}\b)(?:\s?{_MEASURE}\b)?",
+        re.IGNORECASE,
+    ),
+    "name": re.compile(rf"\b{_CAPITALISED}(?:[ -](?:{_CAPITALISED}|of|and|de|van))*[ -]{_CAPITALISED}\b"),
+    "proper": re.compile(r"\b[A-Z][A-Za-z'\u2019]+(?:\s+[A-Z][A-Za-z'\u2019]+)*\b"),
+}
+
+# Kinds searched for each answer type, best first.
+KINDS: dict[AnswerType, tuple[str, ...]] = {
+    AnswerType.DURATION: ("duration", "time", "date"),
+    AnswerType.COUNT: ("number", "duration"),
+    AnswerType.AMOUNT: ("money", "percent"),
+    AnswerType.PERCENT: ("percent",),
+    AnswerType.TIME: ("time",),
+    AnswerType.DATE: ("date", "year", "weekday"),
+    AnswerType.YEAR: ("year",),
+    AnswerType.TEMPERATURE: ("temperature",),
+    AnswerType.MEASURE: ("measure",),
+    AnswerType.IDENTIFIER: ("phone", "code"),
+    AnswerType.WHEN: ("date", "time", "duration", "weekday", "year"),
+    AnswerType.PERSON: ("name",),
+    AnswerType.NAME: ("code", "name", "proper"),
+    AnswerType.PHRASE: ("money", "percent", "temperature", "duration", "date", "time", "code", "number"),
+    AnswerType.YES_NO: (),
+    AnswerType.REASON: (),
+}
+# Types whose kinds are ranked: the best kind present wins, then the span nearest the question's words.
+RANKED_KINDS = frozenset({AnswerType.WHEN, AnswerType.DATE, AnswerType.DURATION, AnswerType.NAME})
+
+# Words that start a capitalised run but are not names (sentence starts, titles of roles and things).
+_NOT_NAMES = frozenset(
+    """
+    The A An This That These Those Our Your We You It If When Where Which Who What How Each Every All Any
+    Please Orders Order Customer Customers Service Manager Director Controller Officer Team Office
+    Department Policy Ltd Limited Plc Company Account Accounts Portal Document Guide Stage Phone Email
+    """.split()
+)
+
+_QUESTION_RULES: tuple[tuple[re.Pattern[str], AnswerType], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), kind)
+    for pattern, kind in (
+        (r"^\s*why\b|\bexplain\b|\bwhat is the reason\b", AnswerType.REASON),
+        (r"\b(?:what|which|in what|in which) year\b", AnswerType.YEAR),
+        (r"\bhow (?:cold|warm|hot)\b|\bwhat temperature\b|\bdegrees\b", AnswerType.TEMPERATURE),
+        (
+            r"\bwhat percent(?:age)?\b|\bwhat (?:\w+\s)?(?:rate|discount|surcharge|percentage)\b",
+            AnswerType.PERCENT,
+        ),
+        (r"\bhow many (?:\w+\s)?(?:minutes|hours|days|weeks|months|years)\b", AnswerType.DURATION),
+        (
+            r"\bhow (?:long|soon|quickly|fast|late|early|far in advance|far ahead)\b|\bhow much time\b"
+            r"|\bby when\b",
+            AnswerType.DURATION,
+        ),
+        (r"\bdeadline\b|\bwindow\b|\bpayment terms\b|\bnotice\b", AnswerType.DURATION),
+        (
+            r"\b(?:what|which) (?:phone |telephone )?number\b|\bnumber (?:do|should|can|must) (?:i|we)\b"
+            r"|\b(?:phone|telephone|mobile|fax|registration|account|reference|vat|company) (?:number|code)\b"
+            r"|\bsort code\b",
+            AnswerType.IDENTIFIER,
+        ),
+        (r"\bhow many\b|\bwhat quantity\b", AnswerType.COUNT),
+        (
+            r"\bwhat (?:size|weight|volume|capacity)\b|\bhow (?:big|heavy|large)\b|\bweigh\b",
+            AnswerType.MEASURE,
+        ),
+        (
+            r"\bhow much\b"
+            r"|\b(?:price|cost|(?:sur)?charge|fee|spend|value|limit|balance|amount|deposit|pay)\b",
+            AnswerType.AMOUNT,
+        ),
+        (r"\bwhat time\b|\b(?:cut-?off|open|close|closes|opens)\b", AnswerType.TIME),
+        (r"\bwhat (?:date|day)\b|\bwhich (?:date|day)\b|\bsince when\b", AnswerType.DATE),
+        (r"^\s*when\b|\bwhen (?:is|was|does|did|do|will|can|must|should)\b", AnswerType.WHEN),
+        (r"\bwho(?:m|se)?\b", AnswerType.PERSON),
+        (r"\bwhich\b|\bwhat is the name\b|\bwhat (?:\w+\s)?(?:code|sku|name)\b", AnswerType.NAME),
+    )
+)
+_NOT_YES_NO = (
+    AnswerType.DURATION,
+    AnswerType.COUNT,
+    AnswerType.REASON,
+)  # "is there...how many" asks a figure
+_YES_NO = re.compile(rf"^\s*(?:{_AUX}|is there|are there)\b", re.IGNORECASE)
+_WH_TAIL = re.compile(
+    r",\s*(?:and|or|but)?\s*(?:if (?:not|so),?\s*)?(?=(?:what|which|when|who|whom|whose|how|where|since)\b)",
+    re.IGNORECASE,
+)
+
+
+def question_type(question: str) -> AnswerType:
+    """The answer type a question asks for (first matching rule of the last clause that asks)."""
+    clauses = [c for c in re.split(r"(?<=[.?!:])\s+", question.strip()) if c]
+    asking = next((c for c in reversed(clauses) if c.rstrip().endswith("?")), clauses[-1] if clauses else "")
+    # "Is it rejected, and which code...?": the wh-question after a yes/no one asks for the span.
+    tail = _WH_TAIL.search(asking) if _YES_NO.match(asking) else None
+    asking = asking[tail.end() :] if tail else asking
+    for pattern, kind in _QUESTION_RULES:
+        if pattern.search(asking):
+            if _YES_NO.match(asking) and kind not in _NOT_YES_NO:
+                return AnswerType.YES_NO
+            return kind
+    return AnswerType.YES_NO if _YES_NO.match(asking) else AnswerType.PHRASE
+
+
+def candidates(sentence: str, answer_type: AnswerType) -> list[Span]:
+    """Spans of `sentence` that could answer a question of `answer_type`, in order of the type's kinds."""
+    found: list[Span] = []
+    taken: list[tuple[int, int]] = []
+    for kind in KINDS[answer_type]:
+        for match in _PATTERNS[kind].finditer(sentence):
+            start, end = match.start(), match.end()
+            text = match.group().strip()
+            if kind == "name" and text.split()[0] in _NOT_NAMES:
+                words = text.split()
+                while words and words[0] in _NOT_NAMES:
+                    start = sentence.index(words[1], start) if len(words) > 1 else end
+                    words = words[1:]
+                if len(words) < 2:
+                    continue
+                text = " ".join(words)
+            if kind == "proper" and (start == 0 or text in _NOT_NAMES):
+                continue
+            if any(start < t_end and end > t_start for t_start, t_end in taken):
+                continue  # a span already claimed by a better kind ("3 working days" is not a number)
+            taken.append((start, end))
+            found.append(Span(start, end, text, kind))
+    return found
+
+
+_ASKING_PHRASE = re.compile(
+    r"\b(?:(?:in|on|at)\s+)?(?:what|which)\s+(?:year|time|date|day)\b|\bsince when\b", re.IGNORECASE
+)
+
+
+def content_question(question: str) -> str:
+    """The question without the phrase that only names the answer's type ("in what year", "what time")."""
+    return _ASKING_PHRASE.sub(" ", question)
+
+
+_COUNTED = re.compile(r"\bhow many\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.IGNORECASE)
+
+
+def counted_noun(question: str) -> str:
+    """The words after "how many" (what is being counted), or ""."""
+    match = _COUNTED.search(question)
+    return match.group(1) if match else ""

@@ -1,0 +1,302 @@
+"""The comment's tables, as markdown strings: leaderboard row, critical cases, broke / fixed / changed,
+retrieval, added and removed cases, per tag, all metrics.
+
+Every cell that came from a report goes through `escape_text` with a length cap from the budget, and
+every table is cut to the budget's row count with a line saying how many rows were left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tabulate import tabulate
+
+from cairn_action.gate.models import CaseChange, CaseSide, Comparison, Decision, MetricDelta
+from cairn_action.render.escape import escape_text
+from cairn_action.report.leaderboard import COLUMNS
+from cairn_action.score.metrics import get_metric
+
+NONE = "—"
+_CHANGE_MARK = {"better": "🟢 ", "worse": "🔴 ", "same": "", "n/a": ""}
+_CHANGE_HEADERS = ("case", "question", "expected", "baseline", "this PR", "support rank")
+_OUTCOME_TITLES = (
+    ("broke", "Broke: right before, wrong now"),
+    ("fixed", "Fixed: wrong before, right now"),
+    ("changed", "Changed while still wrong"),
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Budget:
+    """How much of each list the comment shows; `markdown.render_comment` shrinks it until the body fits."""
+
+    rows: int = 25
+    critical: int = 10
+    reasons: int = 20
+    field: int = 200
+
+
+@dataclass(frozen=True, kw_only=True)
+class Section:
+    """A collapsed `<details>` block: a summary line, a table, and a line counting what was cut."""
+
+    summary: str
+    table: str
+    omitted: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CriticalView:
+    title: str
+    question: str
+    expected: str
+    table: str
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], total: int | None = None) -> tuple[str, str]:
+    """A GitHub table of `rows`, and the line saying how many of `total` rows were left out (or "").
+
+    Callers build only the rows they show (cells of long lists are costly to escape), so `total` says
+    how many there were.
+    """
+    left_out = (len(rows) if total is None else total) - len(rows)
+    omitted = ""
+    if left_out:
+        omitted = f"_{_plural(left_out, 'more row')} left out here; `cairn gate --json` has them all._"
+    if not rows:
+        return "", omitted
+    return tabulate(list(rows), headers=list(headers), tablefmt="github", disable_numparse=True), omitted
+
+
+def conf(value: float | None) -> str:
+    return NONE if value is None else f"{value:.2f}"
+
+
+def rank(value: int | None) -> str:
+    return NONE if value is None else str(value)
+
+
+def _side(side: CaseSide, budget: Budget) -> str:
+    if side.status == "answered":
+        answer = escape_text(side.answer_text, limit=budget.field, empty="(empty answer)")
+        return f"{answer} (conf {conf(side.confidence)})"
+    return f"{escape_text(side.status)} (conf {conf(side.confidence)})"
+
+
+def _cited(side: CaseSide) -> str:
+    if not side.cited:
+        return NONE
+    shown = [f"{escape_text(c.doc, limit=80)} (rank {rank(c.rank)})" for c in side.cited[:3]]
+    more = f" and {len(side.cited) - 3} more" if len(side.cited) > 3 else ""
+    return ", ".join(shown) + more
+
+
+def case_cell(case_id: str, tags: Sequence[str], *, critical: bool) -> str:
+    mark = "⚠️ " if critical else ""
+    tag_text = escape_text(", ".join(tags), limit=60)
+    return f"{mark}{escape_text(case_id, limit=60)}" + (f" · {tag_text}" if tag_text else "")
+
+
+def _expected(change: CaseChange, budget: Budget) -> str:
+    if not change.answerable:
+        return "(should abstain)"
+    return escape_text(change.expected_answer, limit=budget.field, empty=NONE)
+
+
+def _ordered(changes: Sequence[CaseChange]) -> list[CaseChange]:
+    return sorted(changes, key=lambda c: (not c.critical, c.case_id))
+
+
+def _cell(change: CaseChange) -> str:
+    return case_cell(change.case_id, change.tags, critical=change.critical)
+
+
+def _change_rows(changes: Sequence[CaseChange], budget: Budget) -> list[list[str]]:
+    return [
+        [
+            _cell(c),
+            escape_text(c.question, limit=budget.field, empty=NONE),
+            _expected(c, budget),
+            _side(c.baseline, budget),
+            _side(c.candidate, budget),
+            f"{rank(c.baseline.support_rank)} → {rank(c.candidate.support_rank)}",
+        ]
+        for c in changes
+    ]
+
+
+def case_sections(comparison: Comparison, budget: Budget) -> list[Section]:
+    """Broke, fixed, changed while wrong, retrieval lost or gained, added or removed: the non-empty ones."""
+    sections = []
+    for outcome, title in _OUTCOME_TITLES:
+        changes = comparison.by_outcome(outcome)
+        if changes:
+            rows = _change_rows(_ordered(changes)[: budget.rows], budget)
+            body, omitted = table(_CHANGE_HEADERS, rows, len(changes))
+            sections.append(Section(summary=f"{title} ({len(changes)})", table=body, omitted=omitted))
+    moved = sorted(
+        (c for c in comparison.changes if c.retrieval),
+        key=lambda c: (c.retrieval != "lost", not c.critical, c.case_id),
+    )
+    if moved:
+        lost = sum(c.retrieval == "lost" for c in moved)
+        rows = [
+            [
+                _cell(c),
+                escape_text(c.question, limit=budget.field, empty=NONE),
+                f"{c.retrieval} ({rank(c.baseline.support_rank)} → {rank(c.candidate.support_rank)})",
+                c.outcome,
+            ]
+            for c in moved[: budget.rows]
+        ]
+        body, omitted = table(("case", "question", "support rank", "answer"), rows, len(moved))
+        k = comparison.retrieval_k
+        summary = f"Retrieval: support left the top {k} for {lost}, entered it for {len(moved) - lost}"
+        sections.append(Section(summary=summary, table=body, omitted=omitted))
+    refs = [("added", r) for r in comparison.added] + [("removed", r) for r in comparison.removed]
+    if refs:
+        rows = [
+            [
+                what,
+                case_cell(r.case_id, r.tags, critical=r.critical),
+                escape_text(r.question, limit=budget.field, empty=NONE),
+            ]
+            for what, r in refs[: budget.rows]
+        ]
+        body, omitted = table(("", "case", "question"), rows, len(refs))
+        summary = f"Cases added ({len(comparison.added)}) or removed ({len(comparison.removed)})"
+        sections.append(Section(summary=summary, table=body, omitted=omitted))
+    return sections
+
+
+def _share(value: float | None) -> str:
+    return NONE if value is None else f"{value * 100:.1f}%"
+
+
+def _pp(before: float | None, after: float | None) -> str:
+    if before is None or after is None:
+        return NONE
+    delta = (after - before) * 100
+    if abs(delta) < 1e-9:
+        return "no change"
+    return f"{'🟢 ' if delta > 0 else '🔴 '}{delta:+.1f} pp"
+
+
+def tag_section(comparison: Comparison, budget: Budget) -> Section | None:
+    """Correctness and recall@k per tag over the shared cases, critical tags first."""
+    if not comparison.tags:
+        return None
+    rows = [
+        [
+            ("⚠️ " if t.critical else "") + escape_text(t.tag, limit=60),
+            str(t.n),
+            f"{_share(t.baseline_correct)} → {_share(t.candidate_correct)}",
+            _pp(t.baseline_correct, t.candidate_correct),
+            f"{_share(t.baseline_recall)} → {_share(t.candidate_recall)}" if t.n_with_support else NONE,
+            _pp(t.baseline_recall, t.candidate_recall),
+        ]
+        for t in comparison.tags[: budget.rows]
+    ]
+    k = comparison.retrieval_k
+    recall = escape_text(f"recall@{k}")  # even our own @ gets the joiner: no exception to check for
+    headers = ("tag", "n", "correct", "Δ correct", recall, f"Δ {recall}")
+    body, omitted = table(headers, rows, len(comparison.tags))
+    return Section(summary="Per tag, critical tags first", table=body, omitted=omitted)
+
+
+def _delta_cell(m: MetricDelta) -> str:
+    if m.change == "n/a":
+        return NONE
+    if m.change == "same":
+        return "no change"
+    text = f"{_CHANGE_MARK[m.change]}{get_metric(m.name).format_delta(m.delta)}"
+    return text if m.gated else f"{text} (other machine, not gated)"
+
+
+def leaderboard(comparison: Comparison) -> str:
+    """The leaderboard's columns for baseline and candidate, and the change in each."""
+    metrics = {m.name: m for m in comparison.metrics}
+    specs = [
+        s
+        for s in COLUMNS
+        if s.name in metrics
+        and (metrics[s.name].baseline is not None or metrics[s.name].candidate is not None)
+    ]
+    baseline = escape_text(comparison.baseline.config_name, limit=64)
+    candidate = escape_text(comparison.candidate.config_name, limit=64)
+    rows = [
+        [f"{baseline} (baseline)", *(s.format(metrics[s.name].baseline) for s in specs)],
+        [f"{candidate} (this PR)", *(s.format(metrics[s.name].candidate) for s in specs)],
+        ["Δ", *(_delta_cell(metrics[s.name]) for s in specs)],
+    ]
+    headers = ["", *(escape_text(s.label) for s in specs)]
+    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
+
+
+def _rule(name: str, decision: Decision) -> str:
+    policy, spec = decision.policy, get_metric(name)
+    rules = []
+    if name in policy.max_drop:
+        rules.append(f"max drop {spec.format_delta(policy.max_drop[name]).lstrip('+')}")
+    if name in policy.floors:
+        rules.append(f"{'floor' if spec.higher_is_better else 'ceiling'} {spec.format(policy.floors[name])}")
+    if not rules:
+        return ""
+    failed = any(r.subject == name for r in decision.reasons)
+    return f"{'❌' if failed else '✅'} {', '.join(rules)}"
+
+
+def metrics_section(comparison: Comparison, decision: Decision) -> Section:
+    """Every metric with its change and, where the policy bounds it, whether it held."""
+    rows = []
+    for m in comparison.metrics:
+        spec = get_metric(m.name)
+        rows.append(
+            [
+                escape_text(spec.label),
+                spec.format(m.baseline),
+                spec.format(m.candidate),
+                _delta_cell(m),
+                _rule(m.name, decision),
+            ]
+        )
+    body = tabulate(
+        rows, headers=["metric", "baseline", "this PR", "Δ", "gate"], tablefmt="github", disable_numparse=True
+    )
+    return Section(summary="All metrics", table=body, omitted="")
+
+
+def critical_cases(comparison: Comparison, budget: Budget) -> tuple[list[CriticalView], str]:
+    """Each critical case lost: question, expected answer, and both sides' answer and evidence."""
+    losses = _ordered(comparison.critical_losses)
+    views = []
+    for c in losses[: budget.critical]:
+        rows = [
+            ["status", escape_text(c.baseline.status), escape_text(c.candidate.status)],
+            [
+                "answer",
+                escape_text(c.baseline.answer_text, limit=budget.field, empty=NONE),
+                escape_text(c.candidate.answer_text, limit=budget.field, empty=NONE),
+            ],
+            ["confidence", conf(c.baseline.confidence), conf(c.candidate.confidence)],
+            ["support rank", rank(c.baseline.support_rank), rank(c.candidate.support_rank)],
+            ["cited", _cited(c.baseline), _cited(c.candidate)],
+        ]
+        views.append(
+            CriticalView(
+                title=_cell(c),
+                question=escape_text(c.question, limit=budget.field, empty=NONE),
+                expected=_expected(c, budget),
+                table=tabulate(
+                    rows, headers=["", "baseline", "this PR"], tablefmt="github", disable_numparse=True
+                ),
+            )
+        )
+    left_out = len(losses) - len(views)
+    omitted = f"_{_plural(left_out, 'more critical case')} left out here._" if left_out else ""
+    return views, omitted

@@ -1,0 +1,175 @@
+"""The comment's view model: every string the template lays out, already formatted and escaped.
+
+The template only places these strings; it computes nothing. Everything that came from a report
+(answers, questions, case ids, tags, document names, config names, override reasons) goes through
+`escape_text` here or in `tables`, with a length cap, so the size of the comment is bounded by the budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cairn_action.gate.models import Comparison, GateResult, Statistics
+from cairn_action.render import tables
+from cairn_action.render.escape import escape_text, safe_token
+from cairn_action.render.tables import Budget, CriticalView, Section
+from cairn_action.render.trend import TrendView
+
+_VERDICT = {
+    "pass": "✅ Cairn: pass",
+    "regression": "❌ Cairn: regression",
+    "overridden": "⚠️ Cairn: regression, overridden",
+    "refused": "⛔ Cairn: refused to compare",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommentView:
+    marker: str
+    verdict: str
+    reasons: tuple[str, ...]
+    override: str
+    leaderboard: str
+    critical_heading: str
+    critical: tuple[CriticalView, ...]
+    critical_omitted: str
+    sections: tuple[Section, ...]
+    statistics: str
+    sample_notes: tuple[str, ...]
+    trend: TrendView | None
+    notes: tuple[str, ...]
+    footer: str
+
+
+def marker(config_name: str) -> str:
+    """The hidden first line by which the sticky comment of this config is found again."""
+    return f"<!-- cairn:gate config={safe_token(config_name)} -->"
+
+
+def _subject(comparison: Comparison) -> str:
+    candidate = escape_text(comparison.candidate.config_name, limit=64)
+    if comparison.candidate.config_name == comparison.baseline.config_name:
+        return candidate
+    return f"{candidate} against baseline {escape_text(comparison.baseline.config_name, limit=64)}"
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _statistics(s: Statistics) -> tuple[str, tuple[str, ...]]:
+    parts = [
+        f"**Statistics** over {s.n_paired} paired cases: {s.b} broke, {s.c} fixed; "
+        f"one-sided exact McNemar p = {_p(s.mcnemar_p_one_sided)}"
+    ]
+    if s.accuracy_delta is not None and s.accuracy_low is not None and s.accuracy_high is not None:
+        parts.append(
+            f"correctness {s.accuracy_delta * 100:+.1f} pp "
+            f"(95% CI {s.accuracy_low * 100:+.1f} to {s.accuracy_high * 100:+.1f})"
+        )
+    if s.wilcoxon_method == "none":
+        parts.append(f"token F1 unchanged on all {s.n_f1} answerable cases")
+    elif s.f1_delta is not None and s.f1_low is not None and s.f1_high is not None:
+        parts.append(
+            f"token F1 {s.f1_delta:+.3f} over {s.n_f1} answerable cases (95% CI {s.f1_low:+.3f} to "
+            f"{s.f1_high:+.3f}), one-sided Wilcoxon signed-rank p = {_p(s.wilcoxon_p_one_sided)} "
+            f"({s.wilcoxon_method})"
+        )
+    line = "; ".join(parts) + f". Intervals: {escape_text(s.bootstrap)}."
+    notes = list(s.sample_notes)
+    if s.min_detectable_drop is not None:
+        notes.append(
+            "at this size the exact test catches a correctness drop with 80% power only from about "
+            f"{s.min_detectable_drop * 100:.0f} points"
+        )
+    elif s.n_paired:
+        notes.append(
+            f"at {s.n_paired} paired cases the exact test cannot catch any correctness drop with 80% power; "
+            "the critical-case, bound and guarantee rules still apply"
+        )
+    return line, tuple(escape_text(n, limit=400) for n in notes)
+
+
+def _override(result: GateResult, budget: Budget) -> str:
+    o = result.decision.override
+    if o is None:
+        return ""
+    return (
+        f"Overridden by {escape_text(o.actor, limit=64)} with the label {escape_text(o.label, limit=64)} "
+        f"({escape_text(o.at, limit=40)}). Reason: {escape_text(o.reason, limit=budget.field * 2)}"
+    )
+
+
+def _reasons(result: GateResult, budget: Budget) -> tuple[str, ...]:
+    decision = result.decision
+    hints = {r.code: r.hint for r in result.comparison.refusals}
+    lines = []
+    for r in decision.reasons[: budget.reasons]:
+        text = escape_text(r.message, limit=400)
+        hint = hints.get(r.code, "") if decision.status == "refused" else ""
+        lines.append(f"{text}. To fix: {escape_text(hint, limit=400)}" if hint else text)
+    left_out = len(decision.reasons) - len(lines)
+    if left_out > 0:
+        lines.append(f"and {left_out} more reason{'' if left_out == 1 else 's'} (see `cairn gate --json`)")
+    return tuple(lines)
+
+
+def build_view(
+    result: GateResult, *, trend: TrendView | None = None, budget: Budget | None = None
+) -> CommentView:
+    """Everything the comment says, formatted; `budget` caps how much of each list it shows."""
+    budget = budget or Budget()
+    comparison, decision = result.comparison, result.decision
+    verdict = f"{_VERDICT[decision.status]} for {_subject(comparison)}: {escape_text(decision.headline)}"
+    ident = comparison.candidate
+    footer = " · ".join(
+        [
+            f"Cairn {escape_text(ident.cairn_version, limit=20)}",
+            f"golden set {escape_text(ident.golden_version, limit=40)}",
+            f"corpus {escape_text(ident.corpus_hash[:12], limit=12)}",
+            f"split {escape_text(ident.split, limit=20)}",
+            "thresholds from the baseline's config",
+        ]
+    )
+    notes = tuple(escape_text(n, limit=400) for n in (*comparison.notes, *decision.notes))
+    common = dict(
+        marker=marker(ident.config_name),
+        verdict=verdict,
+        reasons=_reasons(result, budget),
+        notes=notes,
+        footer=footer,
+    )
+    if not comparison.comparable or comparison.stats is None:
+        return CommentView(
+            **common,
+            override="",
+            leaderboard="",
+            critical_heading="",
+            critical=(),
+            critical_omitted="",
+            sections=(),
+            statistics="",
+            sample_notes=(),
+            trend=None,
+        )
+    critical, critical_omitted = tables.critical_cases(comparison, budget)
+    n_critical = len(comparison.critical_losses)
+    sections = tables.case_sections(comparison, budget)
+    by_tag = tables.tag_section(comparison, budget)
+    sections += [by_tag] if by_tag else []
+    sections.append(tables.metrics_section(comparison, decision))
+    statistics, sample_notes = _statistics(comparison.stats)
+    return CommentView(
+        **common,
+        override=_override(result, budget),
+        leaderboard=tables.leaderboard(comparison),
+        critical_heading=f"Critical cases lost ({n_critical})" if n_critical else "",
+        critical=tuple(critical),
+        critical_omitted=critical_omitted,
+        sections=tuple(sections),
+        statistics=statistics,
+        sample_notes=sample_notes,
+        trend=trend,
+    )

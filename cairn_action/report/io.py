@@ -1,0 +1,150 @@
+"""Reports and calibration files on disk: stable JSON out, validated models in, clear errors.
+
+Writing: UTF-8, two-space indent, keys in the model's field order (dict-valued fields are built in a
+fixed order), a final newline, replaced atomically. The same report always gives the same bytes, so
+committed reports diff cleanly.
+
+Reading: a missing file, broken JSON, a foreign file, a report from a newer Cairn or a malformed field
+each gives one `DataError` saying what and where, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from cairn_action.errors import DataError
+from cairn_action.report.models import REPORT_SCHEMA_VERSION, Report
+from cairn_action.score.calibration_file import CALIBRATION_KIND, CALIBRATION_SCHEMA_VERSION, CalibrationFile
+
+M = TypeVar("M", bound=BaseModel)
+
+LATEST_DIR = "latest"
+HINT_REPORT = "pass a report written by `cairn eval` or `cairn score` (reports/latest/<config>.json)"
+HINT_CALIBRATION = "run `cairn calibrate` to write it again"
+
+
+def dumps(model: BaseModel) -> str:
+    """The canonical JSON text of a persisted model."""
+    return json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` via a temporary file beside it, so a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def timestamp_slug(created_at: str) -> str:
+    """`2026-01-01T00:00:00Z` -> `20260101T000000Z`, for file names that sort by time."""
+    return created_at.replace("-", "").replace(":", "").split(".")[0].rstrip("Z") + "Z"
+
+
+def report_paths(reports_dir: Path, report: Report) -> tuple[Path, Path]:
+    """(`<dir>/<config>-<UTC timestamp>.json`, `<dir>/latest/<config>.json`)."""
+    name = report.config_name
+    return (
+        reports_dir / f"{name}-{timestamp_slug(report.created_at)}.json",
+        reports_dir / LATEST_DIR / f"{name}.json",
+    )
+
+
+def write_report(report: Report, reports_dir: Path) -> tuple[Path, Path]:
+    """Write the kept copy and overwrite the latest; returns both paths."""
+    text = dumps(report)
+    kept, latest = report_paths(reports_dir, report)
+    base, n = kept.stem, 1
+    while kept.exists() and kept.read_text(encoding="utf-8") != text:  # two reports in one second
+        n += 1
+        kept = kept.with_name(f"{base}-{n}.json")
+    write_text_atomic(kept, text)
+    write_text_atomic(latest, text)
+    return kept, latest
+
+
+def _load_json(path: Path, what: str, hint: str) -> dict[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DataError(f"{path}: {what} not found", hint) from None
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read {what}: {exc.strerror}", hint) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not valid UTF-8 (byte {exc.start})", hint) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}", hint) from None
+    if not isinstance(data, dict):
+        raise DataError(
+            f"{path}: not a Cairn {what} (expected a JSON object, found {type(data).__name__})", hint
+        )
+    return data
+
+
+def _validate(model: type[M], data: dict[str, Any], path: Path, what: str, hint: str) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        problem = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
+        raise DataError(f"{path}: invalid {what}: '{where}': {problem}{more}", hint) from None
+
+
+def _check_version(data: dict[str, Any], path: Path, what: str, current: int) -> None:
+    version = data.get("schema_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > current:
+        raise DataError(
+            f"{path}: {what} schema_version {version} was written by a newer Cairn; this one reads {current}",
+            "upgrade cairn-action, or regenerate the file with this version",
+        )
+
+
+def read_report(path: Path) -> Report:
+    """Read and validate a report; DataError for a missing, malformed, foreign or newer file."""
+    path = Path(path)
+    data = _load_json(path, "report", HINT_REPORT)
+    if "cairn_version" not in data or "config_name" not in data:
+        kind = data.get("kind")
+        found = f" (it is a {kind} file)" if isinstance(kind, str) else ""
+        raise DataError(f"{path}: not a Cairn report: no cairn_version and config_name{found}", HINT_REPORT)
+    _check_version(data, path, "report", REPORT_SCHEMA_VERSION)
+    return _validate(Report, data, path, "report", HINT_REPORT)
+
+
+def read_latest_reports(reports_dir: Path) -> list[tuple[Path, Report]]:
+    """Every `<dir>/latest/*.json`, sorted by file name, each validated."""
+    folder = Path(reports_dir) / LATEST_DIR
+    return [(p, read_report(p)) for p in sorted(folder.glob("*.json"))]
+
+
+def write_calibration(calibration: CalibrationFile, path: Path) -> None:
+    write_text_atomic(Path(path), dumps(calibration))
+
+
+def read_calibration(path: Path) -> CalibrationFile | None:
+    """The calibration at `path`, None when there is none; DataError when it is malformed."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    data = _load_json(path, "calibration file", HINT_CALIBRATION)
+    if data.get("kind") != CALIBRATION_KIND:
+        raise DataError(f"{path}: not a Cairn calibration file (kind {data.get('kind')!r})", HINT_CALIBRATION)
+    _check_version(data, path, "calibration file", CALIBRATION_SCHEMA_VERSION)
+    return _validate(CalibrationFile, data, path, "calibration file", HINT_CALIBRATION)

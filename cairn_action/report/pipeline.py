@@ -1,0 +1,145 @@
+"""From a finished run to files: the report (`cairn eval`, `cairn score`) and the calibration
+(`cairn calibrate`). Reads the golden set and the committed calibration, writes the outputs; the caller
+passes the clock's reading and where the run came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from cairn_action.config import LoadedConfig
+from cairn_action.errors import CairnError, DataError
+from cairn_action.golden.load import load_golden
+from cairn_action.golden.models import GoldenSet
+from cairn_action.golden.split import GoldenSplit, SplitName, split_golden
+from cairn_action.report.build import build_report, check_run_matches, select_records
+from cairn_action.report.io import read_calibration, write_calibration, write_report
+from cairn_action.report.models import Report
+from cairn_action.run.artifact import RunArtifact
+from cairn_action.run.models import CaseRecord, RunHeader
+from cairn_action.run.shard import merge
+from cairn_action.score.calibrate import calibrate
+from cairn_action.score.calibration_file import CalibrationFile
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    """One run's header and records, from one artifact or merged shards, and a name for messages."""
+
+    header: RunHeader
+    records: tuple[CaseRecord, ...]
+    where: str
+    sources: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+
+def combine_artifacts(artifacts: Sequence[RunArtifact]) -> LoadedRun:
+    """One artifact as it is; several must be the shards of one run, merged."""
+    if not artifacts:
+        raise CairnError("no run artifact given", "pass the run artifact(s) written by `cairn eval`")
+    sources = tuple(str(a.path) for a in artifacts)
+    if len(artifacts) == 1:
+        only = artifacts[0]
+        if only.header.shard is not None:
+            raise DataError(
+                f"{only.path}: holds only shard {only.header.shard} of a run",
+                "pass every shard's artifact together: `cairn score A.jsonl B.jsonl ...`",
+            )
+        return LoadedRun(header=only.header, records=only.records, where=str(only.path), sources=sources)
+    merged = merge(artifacts)
+    return LoadedRun(
+        header=merged.header,
+        records=merged.records,
+        where=" + ".join(sources),
+        sources=sources,
+        notes=merged.notes,
+    )
+
+
+def split_of(golden: GoldenSet, loaded: LoadedConfig) -> GoldenSplit:
+    calibration = loaded.config.calibration
+    return split_golden(golden, seed=calibration.seed, fraction=calibration.fraction)
+
+
+@dataclass(frozen=True)
+class WrittenReport:
+    report: Report
+    kept: Path
+    latest: Path
+
+
+def report_from_run(
+    loaded: LoadedConfig,
+    run: LoadedRun,
+    *,
+    which: SplitName,
+    reports_dir: Path,
+    created_at: str,
+    cairn_version: str,
+) -> WrittenReport:
+    """Score `run` over slice `which` with the committed calibration, and write both report files."""
+    golden = load_golden(loaded.golden_path)
+    report = build_report(
+        header=run.header,
+        records=run.records,
+        golden=golden,
+        config=loaded.config,
+        split=split_of(golden, loaded),
+        which=which,
+        calibration=read_calibration(loaded.calibration_path),
+        created_at=created_at,
+        cairn_version=cairn_version,
+        where=run.where,
+    )
+    kept, latest = write_report(report, reports_dir)
+    return WrittenReport(report=report, kept=kept, latest=latest)
+
+
+def calibration_from_run(
+    loaded: LoadedConfig, run: LoadedRun, *, created_at: str, cairn_version: str
+) -> tuple[CalibrationFile, Path]:
+    """Fit the threshold on the run's calibration-slice records and write the calibration file."""
+    golden = load_golden(loaded.golden_path)
+    check_run_matches(run.header, golden, loaded.config, where=run.where)
+    split = split_of(golden, loaded)
+    records = select_records(run.records, golden, split, "calibration", where=run.where)
+    calibration = calibrate(
+        records,
+        golden.by_id(),
+        config=loaded.config,
+        corpus_hash=run.header.corpus_hash,
+        golden_version=golden.version,
+        golden_hash=golden.content_hash,
+        split=split.summary(),
+        created_at=created_at,
+        cairn_version=cairn_version,
+        source_runs=[Path(s).name for s in run.sources],
+    )
+    path = loaded.calibration_path
+    write_calibration(calibration, path)
+    return calibration, path
+
+
+def calibration_lines(calibration: CalibrationFile) -> list[str]:
+    """What `cairn calibrate` prints: the verdict, the tested path, and advice when not achievable."""
+    head = (
+        f"calibration slice: {calibration.n_calibration} cases ({calibration.n_with_confidence} answered "
+        f"by the model with a confidence); alpha {calibration.alpha:g}, delta {calibration.delta:g}, "
+        f"k_min {calibration.k_min}"
+    )
+    lines = [head]
+    for step in calibration.path:
+        verdict = "accept" if step.accepted else "stop"
+        lines.append(
+            f"  threshold {step.threshold:g}: {step.errors} wrong of {step.answered}, "
+            f"p = {step.p_value:.4f}, bound {step.upper_bound:.3f} -> {verdict}"
+        )
+    if calibration.status == "certified":
+        lines.append(f"certified: threshold {calibration.threshold:g}; {calibration.reason}")
+    else:
+        lines.append(f"not achievable: {calibration.reason}")
+        lines += [f"  to make it achievable: {a}" for a in calibration.advice]
+        lines.append("  `cairn eval` will use the model's own abstain flag and report no guarantee")
+    return lines

@@ -1,0 +1,95 @@
+"""The lexical tokenizer shared by BM25 and the stub answerer.
+
+Business documents are full of figures and codes, and a generic word tokenizer mangles them. Rules:
+- numbers keep their decimal point and lose thousands separators: "2.5" → `2.5`, "1,000" → `1000`;
+- a currency sign is dropped, so "£12.40" and "12.40 pounds" share `12.40`; "15%" gives `15` and `percent`;
+- clock times stay whole: "16:30" → `16:30`;
+- hyphenated words and codes give the whole and its parts: "HP-DAI-0142" → `hp-dai-0142`, `hp`, `dai`,
+  `0142`, so a query can match a SKU exactly or by its category letters;
+- light English stopword removal (function words only: negations and numbers are kept);
+- English Snowball stemming (PyStemmer) of plain alphabetic words; codes and numbers are never stemmed.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import Stemmer
+
+TOKENIZER_VERSION = "cairn-lexical-1"
+
+# Money and plain numbers (with optional thousands separators and decimals), clock times, then words
+# made of letters/digits joined by hyphens, apostrophes or slashes.
+_TOKEN = re.compile(
+    r"""
+    (?P<time>\b\d{1,2}:\d{2}\b)
+  | [£$€]?(?P<number>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w-])(?P<pct>%)?
+  | (?P<word>[^\W_]+(?:[-'\u2019/][^\W_]+)*)
+    """,
+    re.VERBOSE,
+)
+
+STOPWORDS = frozenset(
+    """
+    a an the and or but if then so as of at by for from in into on onto to with within without about
+    above below over under up down out off than too very can could may might must shall should will
+    would do does did done doing be is am are was were been being have has had having i me my we our
+    ours us you your yours he him his she her hers it its they them their theirs this that these those
+    there here what which who whom whose when where why how any some each every all both either such
+    also just only own same other another s t d ll re ve m o y get gets got let lets please tell
+    """.split()
+)
+
+
+class _Stemmers(threading.local):
+    """PyStemmer objects are not shareable across threads; the runner may answer cases concurrently."""
+
+    def __init__(self) -> None:
+        self.english = Stemmer.Stemmer("english")
+
+
+_stemmers = _Stemmers()
+
+
+def stem(word: str) -> str:
+    """The Snowball English stem of a lower-case alphabetic word."""
+    return _stemmers.english.stemWord(word)
+
+
+def _word_tokens(word: str) -> list[str]:
+    word = word.replace("\u2019", "'")
+    if "'" in word:
+        # Clitics: "customer's" is "customer", "they're" is "they", "don't" keeps its "not".
+        head, _, tail = word.partition("'")
+        negation = ["not"] if tail == "t" and head.endswith("n") else []
+        if negation:
+            word = {"can": "can", "won": "will", "shan": "shall"}.get(head, head[:-1])
+        else:
+            word = head
+        return [*_word_tokens(word), *negation] if word else negation
+    parts = [p for p in re.split(r"[-/]", word) if p]
+    if len(parts) == 1:
+        return [] if word in STOPWORDS else [_normal(word)]
+    tokens = [word]
+    tokens.extend(_normal(p) for p in parts if p not in STOPWORDS)
+    return tokens
+
+
+def _normal(word: str) -> str:
+    return stem(word) if word.isalpha() else word
+
+
+def tokenize(text: str) -> list[str]:
+    """Lexical tokens of `text`, in order, with repeats (see the module docstring for the rules)."""
+    tokens: list[str] = []
+    for match in _TOKEN.finditer(text.lower()):
+        if match.group("time"):
+            tokens.append(match.group("time"))
+        elif match.group("number"):
+            tokens.append(match.group("number").replace(",", ""))
+            if match.group("pct"):
+                tokens.append("percent")
+        else:
+            tokens.extend(_word_tokens(match.group("word")))
+    return tokens

@@ -1,0 +1,221 @@
+"""The run artifact on disk: JSONL, a header line, then one record per case.
+
+Records are appended, flushed and fsynced as each case finishes, so a crash or a `kill -9` loses at most
+the line being written. Reading validates every line: a corrupt line is a `DataError` naming the file
+and line. The one exception is an incomplete last line (no line end), which is what a kill mid-write
+leaves: a reader resuming the run may drop it, and says so; any other reader refuses it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from pydantic import BaseModel, ValidationError
+
+from cairn_action.errors import DataError
+from cairn_action.run.models import RUN_SCHEMA_VERSION, CaseRecord, RunHeader
+
+HINT_DAMAGED = (
+    "the artifact was edited or damaged: restore it, or delete it and run `cairn eval` again "
+    "(cached provider results make the rerun cheap)"
+)
+HINT_INTERRUPTED = (
+    "the run that wrote it was interrupted: run the same `cairn eval` command again to finish it"
+)
+
+
+@dataclass(frozen=True)
+class DroppedLine:
+    """An incomplete last line left by a kill mid-write."""
+
+    line: int
+    length: int
+    """Bytes in the incomplete line."""
+
+
+@dataclass(frozen=True)
+class RunArtifact:
+    """A run artifact as read: its header and its records in file order."""
+
+    path: Path
+    header: RunHeader
+    records: tuple[CaseRecord, ...]
+    dropped: DroppedLine | None = None
+    """The incomplete last line, when the reader was allowed to drop one."""
+
+
+def _line(model: BaseModel) -> bytes:
+    return (model.model_dump_json() + "\n").encode("utf-8")
+
+
+def _describe(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "(line)"
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"'{where}': {err['msg']}{more}"
+
+
+def _parse(path: Path, number: int, raw: bytes, first: bool) -> RunHeader | CaseRecord:
+    where = f"{path}:{number}"
+    try:
+        obj = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{where}: not valid UTF-8 (byte {exc.start})", HINT_DAMAGED) from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{where}: invalid JSON: {exc.msg} (column {exc.colno})", HINT_DAMAGED) from None
+    if not isinstance(obj, dict):
+        raise DataError(f"{where}: expected a JSON object", HINT_DAMAGED)
+    kind = obj.get("kind")
+    if first and kind != "header":
+        raise DataError(f"{where}: the first line must be the run header, found kind {kind!r}", HINT_DAMAGED)
+    if not first and kind != "case":
+        raise DataError(f"{where}: expected a case record, found kind {kind!r}", HINT_DAMAGED)
+    if first and obj.get("schema_version") != RUN_SCHEMA_VERSION:
+        raise DataError(
+            f"{where}: run artifact schema_version {obj.get('schema_version')!r}, this Cairn reads "
+            f"{RUN_SCHEMA_VERSION}",
+            "run `cairn eval` again with this version of Cairn",
+        )
+    model: type[RunHeader] | type[CaseRecord] = RunHeader if first else CaseRecord
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        raise DataError(
+            f"{where}: invalid {'header' if first else 'case record'}: {_describe(exc)}", HINT_DAMAGED
+        ) from None
+
+
+def read_artifact(path: Path, *, drop_incomplete_tail: bool = False) -> RunArtifact:
+    """Read and validate every line of a run artifact.
+
+    Raises DataError (`path:line: ...`) for a missing or empty file, a corrupt line, a duplicate case,
+    or an incomplete last line, unless `drop_incomplete_tail` (resuming), in which case that line is
+    dropped and reported in `RunArtifact.dropped`.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise DataError(f"{path}: run artifact not found", "check the path, or run `cairn eval`") from None
+    if not data:
+        raise DataError(f"{path}: empty run artifact (no header line)", HINT_INTERRUPTED)
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a line end, else the incomplete last line
+    dropped: DroppedLine | None = None
+    if tail:
+        number = len(lines) + 1
+        if not drop_incomplete_tail or number == 1:
+            raise DataError(
+                f"{path}:{number}: incomplete last line ({len(tail)} bytes, no line end)", HINT_INTERRUPTED
+            )
+        dropped = DroppedLine(line=number, length=len(tail))
+    header: RunHeader | None = None
+    records: list[CaseRecord] = []
+    first_line: dict[str, int] = {}
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            raise DataError(f"{path}:{number}: blank line", HINT_DAMAGED)
+        parsed = _parse(path, number, raw, first=number == 1)
+        if isinstance(parsed, RunHeader):
+            header = parsed
+            continue
+        earlier = first_line.get(parsed.case_id)
+        if earlier is not None:
+            raise DataError(
+                f"{path}:{number}: case {parsed.case_id} appears twice (first on line {earlier})",
+                HINT_DAMAGED,
+            )
+        first_line[parsed.case_id] = number
+        records.append(parsed)
+    if header is None:  # only possible when the header line itself was the dropped tail
+        raise DataError(f"{path}:1: incomplete header line", HINT_INTERRUPTED)
+    return RunArtifact(
+        path=path,
+        header=header,
+        records=tuple(records),
+        dropped=dropped,
+    )
+
+
+def read_header(path: Path) -> RunHeader | None:
+    """The header of an artifact, or None when its first line is not a valid header (for discovery)."""
+    try:
+        with Path(path).open("rb") as handle:
+            first = handle.readline()
+    except OSError:
+        return None
+    if not first.endswith(b"\n"):
+        return None
+    try:
+        parsed = _parse(Path(path), 1, first, first=True)
+    except DataError:
+        return None
+    return parsed if isinstance(parsed, RunHeader) else None
+
+
+def _fsync_dir(folder: Path) -> None:
+    # Makes a newly created or replaced file's directory entry durable; not possible on every platform.
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_artifact(path: Path, header: RunHeader, records: Iterable[CaseRecord]) -> None:
+    """Write a whole artifact atomically: a temporary file beside `path`, fsynced, then `os.replace`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(_line(header))
+            for record in records:
+                handle.write(_line(record))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+class ArtifactAppender:
+    """Appends case records to an artifact, each one flushed and fsynced before `append` returns."""
+
+    def __init__(self, path: Path) -> None:
+        """Open an existing artifact (header already written) for appending."""
+        self.path = Path(path)
+        self._handle: IO[bytes] = self.path.open("ab")
+
+    @classmethod
+    def create(cls, path: Path, header: RunHeader) -> ArtifactAppender:
+        """Start a new artifact holding only `header`."""
+        write_artifact(path, header, ())
+        return cls(path)
+
+    def append(self, record: CaseRecord) -> None:
+        self._handle.write(_line(record))
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> ArtifactAppender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

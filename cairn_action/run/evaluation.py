@@ -1,0 +1,229 @@
+"""A run from a loaded config: corpus, golden set, store, retriever, answerer, judge and cache, then the run.
+
+`run_evaluation` is what `cairn eval` calls (and, with scoring, what calls scoring next). It takes its
+collaborators from the caller (streams, whether stderr is a terminal, the environment for API keys, a
+clock) and reads nothing from the process itself.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+from cairn_action import __version__
+from cairn_action.config import SAMPLE_CORPUS_DIR, LoadedConfig, config_hash
+from cairn_action.errors import ConfigError, DataError
+from cairn_action.golden.load import golden_warnings, load_golden
+from cairn_action.golden.models import GoldenCase, GoldenSet
+from cairn_action.golden.sample.generate import ensure_sample_corpus
+from cairn_action.golden.split import SplitName, split_golden
+from cairn_action.golden.support import resolve_support
+from cairn_action.index.chunks import build_store
+from cairn_action.index.corpus import load_corpus
+from cairn_action.providers.base import Answerer
+from cairn_action.providers.build import build_llm_judge, build_target
+from cairn_action.providers.registry import create_answerer
+from cairn_action.providers.services import ProviderServices
+from cairn_action.retrieval.lexical import BM25Retriever
+from cairn_action.run.artifact import read_artifact, read_header
+from cairn_action.run.cache import ResultCache
+from cairn_action.run.judge import LexicalJudge
+from cairn_action.run.models import Environment, RunHeader
+from cairn_action.run.pipeline import CaseDeps, Judge
+from cairn_action.run.progress import Progress
+from cairn_action.run.runner import RunOutcome, execute_run
+from cairn_action.run.shard import ShardSpec
+from cairn_action.run.target_case import is_retrieving_target
+
+RUNS_DIR = Path("reports") / "runs"
+"""Where artifacts go by default, relative to the working folder: `<config>[-shard-I-of-N]-<UTC>.jsonl`."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What the command line chooses about a run (the config chooses the rest)."""
+
+    split: SplitName = "all"
+    shard: ShardSpec | None = None
+    artifact: Path | None = None
+    """None: resume the newest unfinished artifact of this run in reports/runs, or start a new one."""
+
+
+def environment() -> Environment:
+    """The machine this process runs on (reports compare latency only between equal kinds)."""
+    return Environment(
+        os=platform.system().lower(),
+        arch=platform.machine().lower(),
+        python=platform.python_version(),
+        cpu_count=os.cpu_count() or 1,
+    )
+
+
+def _create_judge(loaded: LoadedConfig, env: Mapping[str, str], services: ProviderServices) -> Judge:
+    judge = loaded.config.judge
+    if judge.name == "lexical":
+        return LexicalJudge(judge.f1_threshold)
+    if judge.name == "llm":
+        return build_llm_judge(loaded.config, env, services)
+    where = f"{loaded.source}: " if loaded.source else ""
+    raise ConfigError(
+        f"{where}judge.name: unknown judge '{judge.name}' (known: lexical, llm)", "set [judge] name"
+    )
+
+
+def _select(golden: GoldenSet, loaded: LoadedConfig, options: RunOptions) -> list[GoldenCase]:
+    cases = list(golden.cases)
+    if options.split != "all":
+        calibration = loaded.config.calibration
+        wanted = split_golden(golden, seed=calibration.seed, fraction=calibration.fraction).ids(options.split)
+        cases = [c for c in cases if c.id in wanted]
+    if options.shard is not None:
+        cases = [c for c in cases if options.shard.holds(c.id)]
+    return cases
+
+
+def _stem(config_name: str, shard: ShardSpec | None) -> str:
+    return config_name if shard is None else f"{config_name}-shard-{shard.index}-of-{shard.count}"
+
+
+def _unfinished(runs_dir: Path, stem: str, header: RunHeader, log: TextIO) -> Path | None:
+    """The newest artifact in `runs_dir` of this very run that an interruption left unfinished."""
+    ours = header.model_dump(mode="json", exclude={"started_at"})
+    for path in sorted(runs_dir.glob(f"{stem}-*.jsonl"), reverse=True):  # names end in the UTC time
+        theirs = read_header(path)
+        if theirs is None or theirs.model_dump(mode="json", exclude={"started_at"}) != ours:
+            continue
+        try:
+            artifact = read_artifact(path, drop_incomplete_tail=True)
+        except DataError as exc:
+            log.write(f"note: not resuming {exc.message}\n")
+            continue
+        if header.n_cases is not None and len(artifact.records) < header.n_cases:
+            return path
+    return None
+
+
+def _artifact_path(options: RunOptions, header: RunHeader, cwd: Path, now: datetime, log: TextIO) -> Path:
+    if options.artifact is not None:
+        return cwd / options.artifact
+    runs_dir = cwd / RUNS_DIR
+    stem = _stem(header.config_name, options.shard)
+    found = _unfinished(runs_dir, stem, header, log) if runs_dir.is_dir() else None
+    if found is not None:
+        return found
+    base = f"{stem}-{now.strftime('%Y%m%dT%H%M%SZ')}"
+    path, n = runs_dir / f"{base}.jsonl", 1
+    while path.exists():  # two runs in one second
+        n += 1
+        path = runs_dir / f"{base}-{n}.jsonl"
+    return path
+
+
+def run_evaluation(
+    loaded: LoadedConfig,
+    options: RunOptions,
+    *,
+    cwd: Path,
+    log: TextIO,
+    progress: Progress,
+    env: Mapping[str, str] | None = None,
+    answerer: Answerer | None = None,
+    now: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> RunOutcome:
+    """Build everything the config names and run its cases into the artifact; returns the outcome.
+
+    `answerer` replaces the config's provider (tests pass a counting one). Raises CairnError for bad
+    input (exit 2) before any provider is called.
+    """
+    config = loaded.config
+    # Budget, prices, rate limits and HTTP connections shared by the answerer and the judge.
+    services = ProviderServices.from_config(
+        config, env=env, warn=lambda message: log.write(f"warning: {message}\n")
+    )
+    judge = _create_judge(loaded, env or {}, services)
+    if answerer is None and not config.target:
+        answerer = create_answerer(config.provider, env, source=loaded.source, services=services)
+    corpus_dir = loaded.corpus_dir
+    # The generated sample is data/sample under the project (variant configs in configs/ name it
+    # ../data/sample); it is written on first use and kept equal to the generator's output.
+    if corpus_dir.resolve() == (cwd / SAMPLE_CORPUS_DIR).resolve():
+        done = ensure_sample_corpus(corpus_dir)
+        if done is not None:
+            log.write(done + "\n")
+    corpus = load_corpus(corpus_dir)
+    golden = load_golden(loaded.golden_path)
+    warnings = golden_warnings(golden)
+    if warnings:
+        log.write(f"note: the golden set has {len(warnings)} warning(s); `cairn golden check` lists them\n")
+    support = resolve_support(golden, corpus)
+    support.raise_for_errors()
+    for detail in support.stale_details:
+        log.write(f"stale: {detail}\n")
+    cases = _select(golden, loaded, options)
+    if answerer is None:  # the user's own system (`target`), which locates its passages in the corpus
+        documents = {d.path: d.text for d in corpus.documents}
+        answerer = build_target(config, env or {}, services, base_dir=loaded.base_dir, documents=documents)
+
+    started = time.perf_counter()
+    store = build_store(corpus, config.chunking.size, config.chunking.overlap)
+    retriever = BM25Retriever(store)
+    log.write(
+        f"indexed {len(corpus.documents)} documents as {len(store.chunks)} chunks "
+        f"in {time.perf_counter() - started:.2f}s\n"
+    )
+    start_time = now()
+    header = RunHeader(
+        cairn_version=__version__,
+        config_name=config.name,
+        config_hash=config_hash(config),
+        corpus_hash=corpus.corpus_hash,
+        golden_version=golden.version,
+        golden_hash=golden.content_hash,
+        split=options.split,
+        shard=None if options.shard is None else str(options.shard),
+        n_cases=len(cases),
+        provider=answerer.name,
+        model=answerer.model,
+        judge=getattr(judge, "label", config.judge.name),
+        retrieval_mode="target" if is_retrieving_target(answerer) else retriever.mode,
+        top_k=config.retrieval.top_k,
+        depth=config.retrieval.depth,
+        started_at=start_time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        environment=environment(),
+    )
+    deps = CaseDeps(
+        store=store,
+        retriever=retriever,
+        answerer=answerer,
+        judge=judge,
+        cache=ResultCache(loaded.cache_dir),
+        support=support.resolved,
+        stale=support.stale,
+        top_k=config.retrieval.top_k,
+        depth=config.retrieval.depth,
+        golden_lines=dict(golden.line_of),
+    )
+    path = _artifact_path(options, header, cwd, start_time, log)
+    try:
+        outcome = execute_run(
+            cases=cases,
+            header=header,
+            path=path,
+            deps=deps,
+            max_concurrency=config.run.max_concurrency,
+            progress=progress,
+            log=log,
+        )
+    finally:
+        services.close()
+    for line in services.summary():
+        log.write(f"{line}\n")
+    for problem in deps.cache.problems:
+        log.write(f"note: {problem}\n")
+    return outcome

@@ -1,0 +1,215 @@
+"""One golden case through the system: stale check, retrieve, answer (cached), judge, verify citations.
+
+`run_case` returns the case's record. A provider that stays unreachable after its retries
+(`InfrastructureError`) or returns output that cannot be used (`AnswerResult.error`) makes the case an
+`error` record and the run goes on; any other exception is a bug in Cairn or a collaborator and escapes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from cairn_action.errors import InfrastructureError
+from cairn_action.golden.models import GoldenCase, ResolvedSupport
+from cairn_action.index.chunks import ChunkStore
+from cairn_action.index.evidence import evidence_ranks
+from cairn_action.providers.base import Answerer, AnswerRequest, AnswerResult
+from cairn_action.retrieval.base import Retriever
+from cairn_action.run.cache import ResultCache
+from cairn_action.run.graded import judge_answer
+from cairn_action.run.models import CaseRecord, JudgeVerdict, ProviderCall, RetrievedChunk, Usage
+from cairn_action.run.target_case import is_retrieving_target, run_target_case
+from cairn_action.run.verify import verify_citations
+
+ANSWER_NAMESPACE = "answer"
+STALE_MESSAGE = "stale: a support quote is no longer verbatim in its document (left out of every score)"
+
+
+class Judge(Protocol):
+    name: str
+
+    def judge(self, case: GoldenCase, answer_text: str) -> JudgeVerdict:
+        """Whether `answer_text` answers `case` correctly."""
+        ...
+
+
+@dataclass(frozen=True)
+class CaseDeps:
+    """Everything `run_case` needs, built once per run by the composition root."""
+
+    store: ChunkStore
+    retriever: Retriever
+    answerer: Answerer
+    judge: Judge
+    cache: ResultCache
+    support: dict[str, list[ResolvedSupport]]
+    """Case id -> its located support spans (from `resolve_support`)."""
+    stale: frozenset[str]
+    top_k: int
+    depth: int
+    golden_lines: dict[str, int] = field(default_factory=dict)
+    clock: Callable[[], float] = time.perf_counter
+    """Seconds, monotonic; only differences are used."""
+
+
+@dataclass(frozen=True)
+class _Answered:
+    result: AnswerResult
+    call: ProviderCall
+    elapsed_ms: float
+    """Wall time this run spent on the call (a cache read when the result was cached)."""
+
+
+def _answer(deps: CaseDeps, request: AnswerRequest) -> _Answered:
+    """Ask the answerer through the cache; a hit makes no provider call."""
+    answerer = deps.answerer
+    key = answerer.request_key(request)
+    started = deps.clock()
+    hit = deps.cache.get(ANSWER_NAMESPACE, key, AnswerResult)
+    if hit is not None:
+        result, latency_ms, cached = hit.value, hit.latency_ms, True
+    else:
+        result = answerer.answer(request)
+        latency_ms = (deps.clock() - started) * 1000.0
+        cached = False
+        if result.error is None:
+            # An unusable output is not cached: a rerun asks again (a provider hiccup may not repeat).
+            deps.cache.put(ANSWER_NAMESPACE, key, result, latency_ms)
+    elapsed_ms = (deps.clock() - started) * 1000.0
+    call = ProviderCall(
+        role="answer",
+        provider=answerer.name,
+        model=answerer.model,
+        cached=cached,
+        prompt_prefix_hash=result.prompt_prefix_hash,
+        usage=result.usage,
+        cost_usd=result.cost_usd,
+        latency_ms=latency_ms,
+    )
+    return _Answered(result=result, call=call, elapsed_ms=elapsed_ms)
+
+
+def _support_chunks(store: ChunkStore, spans: Sequence[ResolvedSupport]) -> tuple[list[str], bool]:
+    """Ids of the chunks overlapping any span (over the whole store), and whether every span has one."""
+    ids: dict[str, None] = {}
+    every_span = True
+    for span in spans:
+        chunks = store.overlapping(span.doc_path, span.start, span.end)
+        every_span = every_span and bool(chunks)
+        for chunk in chunks:
+            ids.setdefault(chunk.chunk_id, None)
+    return list(ids), every_span
+
+
+def _total_usage(calls: Sequence[ProviderCall]) -> Usage:
+    return Usage(
+        input_tokens=sum(c.usage.input_tokens for c in calls),
+        output_tokens=sum(c.usage.output_tokens for c in calls),
+        cached_input_tokens=sum(c.usage.cached_input_tokens for c in calls),
+    )
+
+
+def _total_cost(calls: Sequence[ProviderCall]) -> float | None:
+    costs = [c.cost_usd for c in calls]
+    return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+
+
+def run_case(case: GoldenCase, deps: CaseDeps) -> CaseRecord:
+    """Run one case and return its record (never raises for a provider failure; see the module doc).
+
+    latency_ms is the case's wall time, except that a cached answer counts the latency of the provider
+    call that produced it: a rerun from the cache reports the system's latency, not the disk's.
+    """
+    started = deps.clock()
+    base = {"case_id": case.id, "golden_line": deps.golden_lines.get(case.id), "answerable": case.answerable}
+    if case.id in deps.stale:
+        return CaseRecord(**base, status="stale", error=STALE_MESSAGE)
+    if is_retrieving_target(deps.answerer):  # the user's own system retrieves for itself: run/target_case.py
+        return run_target_case(case, deps, base)
+
+    spans = deps.support.get(case.id, [])
+    support_ids, every_span = _support_chunks(deps.store, spans)
+    located = case.answerable and bool(spans) and len(spans) == len(case.support) and every_span
+    hits = deps.retriever.retrieve(case.question, deps.depth)
+    retrieved = [
+        RetrievedChunk(chunk_id=h.chunk.chunk_id, doc=h.chunk.doc, rank=h.rank, score=h.score) for h in hits
+    ]
+    complete_rank, first_rank = evidence_ranks(spans, [h.chunk for h in hits])
+    observed = {
+        **base,
+        "retrieved": retrieved,
+        "support_chunk_ids": support_ids,
+        "support_located": located,
+        "retrieved_support_rank": complete_rank,
+        "first_overlap_rank": first_rank,
+    }
+
+    request = AnswerRequest(case_id=case.id, question=case.question, hits=tuple(hits[: deps.top_k]))
+    try:
+        answered = _answer(deps, request)
+    except InfrastructureError as exc:
+        latency = (deps.clock() - started) * 1000.0
+        return CaseRecord(**observed, status="error", error=exc.message, latency_ms=latency)
+
+    result, calls = answered.result, [answered.call]
+    latency = (deps.clock() - started) * 1000.0 - answered.elapsed_ms + answered.call.latency_ms
+    spent = {
+        "calls": calls,
+        "usage": _total_usage(calls),
+        "cost_usd": _total_cost(calls),
+        "prompt_prefix_hash": result.prompt_prefix_hash,
+        "confidence": result.confidence,
+        "confidence_source": result.confidence_source or None,
+    }
+    if result.error is not None:
+        return CaseRecord(
+            **observed,
+            **spent,
+            status="error",
+            error=result.error,
+            raw_output=result.raw_output,
+            latency_ms=latency,
+        )
+    if result.abstained or result.answer_text is None:
+        return CaseRecord(
+            **observed,
+            **spent,
+            status="abstained",
+            model_abstained=True,
+            answer_text=result.answer_text,
+            latency_ms=latency,
+        )
+
+    # A grading (LLM) judge's call goes through the cache and onto the record: run/graded.py.
+    judged = judge_answer(deps.judge, deps.cache, case, result.answer_text, deps.clock)
+    if judged.calls:
+        calls = [*calls, *judged.calls]
+        spent.update(calls=calls, usage=_total_usage(calls), cost_usd=_total_cost(calls))
+    if judged.error is not None:
+        latency = (deps.clock() - started) * 1000.0 - answered.elapsed_ms + answered.call.latency_ms
+        return CaseRecord(
+            **observed,
+            **spent,
+            status="error",
+            answer_text=result.answer_text,
+            citations=result.citations,
+            error=judged.error,
+            raw_output=judged.raw_output,
+            latency_ms=latency,
+        )
+    verdict = judged.verdict
+    claims = verify_citations(result, deps.store)
+    latency = (deps.clock() - started) * 1000.0 - answered.elapsed_ms + answered.call.latency_ms
+    return CaseRecord(
+        **observed,
+        **spent,
+        status="answered",
+        answer_text=result.answer_text,
+        citations=result.citations,
+        judge=verdict,
+        claims=claims,
+        latency_ms=latency,
+    )

@@ -1,0 +1,58 @@
+"""`cairn calibrate`'s pure part: calibration-slice records -> the committed CalibrationFile."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from cairn_action.config import Config, config_hash
+from cairn_action.golden.models import GoldenCase
+from cairn_action.golden.split import SplitSummary
+from cairn_action.run.models import CaseRecord
+from cairn_action.score.calibration import advise, fit_threshold
+from cairn_action.score.calibration_file import CalibrationFile, steps_of, system_hash
+from cairn_action.score.outcome import calibration_inputs
+
+
+def calibrate(
+    records: Sequence[CaseRecord],
+    cases: Mapping[str, GoldenCase],
+    *,
+    config: Config,
+    corpus_hash: str,
+    golden_version: str,
+    golden_hash: str,
+    split: SplitSummary,
+    created_at: str,
+    cairn_version: str,
+    source_runs: Sequence[str] = (),
+) -> CalibrationFile:
+    """Fit the threshold on the calibration slice's `records` for the config's alpha and delta."""
+    confidences, wrong = calibration_inputs(records, dict(cases))
+    alpha, delta = config.calibration.alpha, config.calibration.delta
+    fit = fit_threshold(confidences, wrong, alpha=alpha, delta=delta)
+    return CalibrationFile(
+        cairn_version=cairn_version,
+        created_at=created_at,
+        config_name=config.name,
+        config_hash=config_hash(config),
+        system_hash=system_hash(config),
+        corpus_hash=corpus_hash,
+        golden_version=golden_version,
+        golden_hash=golden_hash,
+        alpha=alpha,
+        delta=delta,
+        status=fit.status,
+        threshold=fit.threshold,
+        k_min=fit.k_min,
+        n_calibration=fit.n,
+        n_with_confidence=fit.n_with_confidence,
+        answered=fit.answered,
+        errors=fit.errors,
+        upper_bound=fit.upper_bound,
+        coverage=fit.coverage,
+        reason=fit.reason,
+        advice=advise(fit, confidences, wrong, fraction=config.calibration.fraction),
+        path=steps_of(fit),
+        split=split,
+        source_runs=list(source_runs),
+    )

@@ -1,0 +1,273 @@
+"""A simulated GitHub Actions runner for the Action's integration tests.
+
+A git repository with a base commit (config, corpus, golden set, the committed baseline) and head
+commits made per test; the event JSON, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files; and the real
+entrypoint, `python -P -m cairn_action action`, run as a subprocess against the loopback fake GitHub.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fakes.github_server import FakeGitHub
+
+REPO = Path(__file__).resolve().parents[2]
+REPOSITORY = "acme/rag"
+PR = 7
+LATEST = "reports/latest/default.json"
+
+CONFIG = """name = "default"
+
+[corpus]
+path = "corpus"
+
+[golden]
+path = "golden/golden.jsonl"
+"""
+# The demo's deliberately worse variant: one chunk for the answerer, chunks that split passages.
+WORSE_CONFIG = (
+    CONFIG
+    + """
+[retrieval]
+top_k = 1
+
+[chunking]
+size = 200
+overlap = 0
+"""
+)
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Dev",
+        "GIT_AUTHOR_EMAIL": "dev@example.invalid",
+        "GIT_COMMITTER_NAME": "Dev",
+        "GIT_COMMITTER_EMAIL": "dev@example.invalid",
+    }
+    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def cairn(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        [sys.executable, "-P", "-m", "cairn_action", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+
+
+@dataclass(frozen=True)
+class Template:
+    """Built once per session: the base commit and two ready-made reports."""
+
+    path: Path
+    base_sha: str
+    baseline: bytes
+    """reports/latest/default.json of the base commit."""
+    worse: bytes
+    """The report of the worse config (what a regressing pull request would commit as its own copy)."""
+
+
+def build_template(root: Path) -> Template:
+    from cairn_action.golden.sample.generate import generate_corpus
+
+    repo = root / "template"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "cairn.toml").write_text(CONFIG, encoding="utf-8")
+    (repo / ".gitignore").write_text(".cairn/\nreports/runs/\ncairn-results/\n", encoding="utf-8")
+    generate_corpus(repo / "corpus")
+    shutil.copytree(REPO / "golden", repo / "golden")
+    cairn(repo, "eval", "--no-progress")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base: config, corpus, golden set, baseline")
+    base_sha = git(repo, "rev-parse", "HEAD")
+    # The worse config's report, measured in a scratch copy (its cache stays out of the template).
+    scratch = root / "worse"
+    shutil.copytree(repo, scratch, ignore=shutil.ignore_patterns(".git", ".cairn"))
+    (scratch / "cairn.toml").write_text(WORSE_CONFIG, encoding="utf-8")
+    cairn(scratch, "eval", "--no-progress")
+    return Template(
+        path=repo,
+        base_sha=base_sha,
+        baseline=(repo / LATEST).read_bytes(),
+        worse=(scratch / LATEST).read_bytes(),
+    )
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]
+    summary: str
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    """GITHUB_OUTPUT as the runner reads it: `name=value` lines and `name<<DELIM` blocks."""
+    outputs: dict[str, str] = {}
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            end = lines.index(delimiter, i + 1)
+            outputs[name] = "\n".join(lines[i + 1 : end])
+            i = end + 1
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            outputs[name] = value
+            i += 1
+        else:
+            i += 1
+    return outputs
+
+
+@dataclass
+class Sim:
+    root: Path
+    workspace: Path
+    fake: FakeGitHub
+    template: Template
+    token: str = field(default_factory=lambda: "ghs_" + secrets.token_hex(18))
+    api_key: str = field(default_factory=lambda: "sk-test-" + secrets.token_hex(16))
+    runs: int = 0
+
+    @property
+    def base_sha(self) -> str:
+        return self.template.base_sha
+
+    def commit(self, files: Mapping[str, str | bytes], message: str) -> str:
+        """A new commit on the checked-out branch with `files` written; its SHA."""
+        for name, content in files.items():
+            path = self.workspace / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content.encode() if isinstance(content, str) else content)
+        git(self.workspace, "add", "-A")
+        git(self.workspace, "commit", "-q", "-m", message)
+        return git(self.workspace, "rev-parse", "HEAD")
+
+    def open_pull(self, head_sha: str, *, fork: bool = False, labels: tuple[str, ...] = ()) -> None:
+        self.fake.add_pull(PR, head_sha=head_sha, base_sha=self.base_sha, fork=fork, labels=list(labels))
+
+    def pr_event(
+        self, action: str, *, sender: str = "contributor", label: str | None = None
+    ) -> dict[str, Any]:
+        pr = self.fake.pull_json(PR)
+        payload: dict[str, Any] = {
+            "action": action,
+            "number": PR,
+            "pull_request": {
+                "number": PR,
+                "head": pr["head"],
+                "base": pr["base"],
+                "labels": pr["labels"],
+                "user": pr["user"],
+            },
+            "repository": {"full_name": REPOSITORY, "default_branch": "main"},
+            "sender": {"login": sender, "type": "User"},
+        }
+        if label is not None:
+            payload["label"] = {"name": label}
+        return payload
+
+    def run(
+        self,
+        event_name: str,
+        payload: Mapping[str, Any],
+        *,
+        inputs: Mapping[str, str] | None = None,
+        sha: str = "",
+        ref: str = "refs/pull/7/merge",
+        api_suffix: str = "",
+        background: bool = False,
+        workspace: Path | None = None,
+    ) -> Result | subprocess.Popen[str]:
+        workspace = workspace or self.workspace
+        self.runs += 1
+        runner = self.root / "runner" / f"run{self.runs}"
+        runner.mkdir(parents=True)
+        event = runner / "event.json"
+        event.write_text(json.dumps(payload), encoding="utf-8")
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(runner),
+            "LANG": "C.UTF-8",
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_EVENT_NAME": event_name,
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_REPOSITORY": REPOSITORY,
+            "GITHUB_API_URL": self.fake.url + api_suffix,
+            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_RUN_ID": str(1000 + self.runs),
+            "GITHUB_WORKSPACE": str(workspace),
+            "GITHUB_SHA": sha,
+            "GITHUB_REF": ref,
+            "GITHUB_OUTPUT": str(runner / "set_output"),
+            "GITHUB_STEP_SUMMARY": str(runner / "step_summary"),
+            "OPENAI_API_KEY": self.api_key,
+            "INPUT_GITHUB-TOKEN": self.token,
+            "INPUT_CONFIG": "cairn.toml",
+            "INPUT_MODE": "auto",
+            "INPUT_OVERRIDE-LABEL": "cairn-override",
+            "INPUT_COMMENT": "true",
+            "INPUT_STATUS": "false",
+            "INPUT_WORKING-DIRECTORY": ".",
+        }
+        env.update({f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()})
+        cmd = [sys.executable, "-P", "-m", "cairn_action", "action"]
+        proc = subprocess.Popen(
+            cmd, cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        proc.runner_dir = runner  # type: ignore[attr-defined]
+        return proc if background else self.wait(proc)
+
+    def wait(self, proc: subprocess.Popen[str]) -> Result:
+        stdout, stderr = proc.communicate(timeout=600)
+        runner: Path = proc.runner_dir  # type: ignore[attr-defined]
+        out, summary = runner / "set_output", runner / "step_summary"
+        return Result(
+            code=proc.returncode,
+            stdout=stdout,
+            stderr=stderr,
+            outputs=parse_outputs(out.read_text(encoding="utf-8")) if out.exists() else {},
+            summary=summary.read_text(encoding="utf-8") if summary.exists() else "",
+        )
+
+    def secrets_in_files(self) -> list[str]:
+        """Files under the simulation that contain the token or the API key (there must be none)."""
+        found = []
+        needles = (self.token.encode(), self.api_key.encode())
+        for path in self.root.rglob("*"):
+            if path.is_file() and ".git" not in path.parts and any(n in path.read_bytes() for n in needles):
+                found.append(str(path))
+        return found
+
+    def comments(self) -> list[dict[str, Any]]:
+        return sorted(self.fake.issue_comments(PR), key=lambda c: c["id"])
+
+    def sticky(self) -> list[dict[str, Any]]:
+        return [c for c in self.comments() if c["body"].startswith("<!-- cairn:gate config=default -->")]
+
+
+def new_sim(template: Template, tmp_path: Path, fake: FakeGitHub, *, seed_baseline: bool = True) -> Sim:
+    workspace = tmp_path / "workspace"
+    shutil.copytree(template.path, workspace, symlinks=True)
+    files = {LATEST: template.baseline} if seed_baseline else {"README.md": b"no reports yet\n"}
+    fake.seed_commit(files, sha=template.base_sha, branch="main")
+    return Sim(root=tmp_path, workspace=workspace, fake=fake, template=template)

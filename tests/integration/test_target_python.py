@@ -1,0 +1,78 @@
+"""The user's own RAG function as the target (`python:module:function`), end to end to a report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from eval_kit import TINY_CASES, evaluate, write_config
+
+
+def test_python_target__tiny_rag__evaluated_end_to_end_to_a_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_config(tmp_path, "tiny-python", 'target = "python:tiny_rag:answer"')
+    run = evaluate(tmp_path, "tiny-python", capsys, monkeypatch)
+    assert run.code == 0, run.err
+
+    report = run.report
+    assert report["n_cases"] == TINY_CASES
+    notes = report["notes"]
+    assert (notes["provider"], notes["retrieval_mode"], notes["models_seen"]) == (
+        "target",
+        "target",
+        ["python:tiny_rag:answer"],
+    )
+    # Retrieval is measured on the passages the function returned: every answerable case's support
+    # quote sits in its first passage.
+    assert report["retrieval"]["n_with_support"] == 6
+    assert report["retrieval"]["recall_at_k"]["1"] == 1.0
+    # The function reports $0.0001 a question; Cairn adds it up rather than inventing a price.
+    assert report["operational"]["cost_usd_total"] == pytest.approx(TINY_CASES * 0.0001)
+    statuses = {c["case_id"]: c["status"] for c in report["per_case"]}
+    assert statuses["t-07"] == "abstained" and statuses["t-01"] == "answered"
+    first = next(r for r in run.records if r.case_id == "t-01")
+    assert first.retrieved[0].chunk_id == "returns.md#1" and first.retrieved[0].doc == "returns.md"
+    assert first.confidence_source == "target-reported"
+    assert first.claims and all(c.verified for c in first.claims)
+
+
+def test_python_target__function_raises_on_one_case__that_case_is_an_error_the_rest_are_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_config(tmp_path, "tiny-buggy", 'target = "python:tiny_rag:failing_answer"')
+    run = evaluate(tmp_path, "tiny-buggy", capsys, monkeypatch)
+    assert run.code == 0, run.err
+
+    failed = [r for r in run.records if r.status == "error"]
+    assert [r.case_id for r in failed] == ["t-04"]
+    assert failed[0].error == "target raised KeyError: 'drivers'"
+    assert failed[0].raw_output is not None and "Traceback" in failed[0].raw_output
+    assert run.report["notes"]["counts"]["error"] == 1
+    assert "rerun the same command" in run.out
+
+
+def test_python_target__module_missing__exit_2_with_one_line_and_a_hint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_config(tmp_path, "tiny-missing", 'target = "python:no_such_rag_module:answer"')
+    run = evaluate(tmp_path, "tiny-missing", capsys, monkeypatch)
+    assert run.code == 2
+    assert "error: target: cannot import 'no_such_rag_module': ModuleNotFoundError" in run.err
+    assert "hint: " in run.err and "Traceback" not in run.err
+
+
+def test_python_target__module_beside_the_config__importable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "my_rag.py").write_text(
+        "def answer(question):\n    return 'I cannot say' if 'chief' in question else None\n",
+        encoding="utf-8",
+    )
+    write_config(tmp_path, "beside", 'target = "python:my_rag:answer"')
+    run = evaluate(tmp_path, "beside", capsys, monkeypatch)
+    assert run.code == 0, run.err
+    counts = run.report["notes"]["counts"]
+    assert (counts["answered"], counts["abstained"]) == (1, TINY_CASES - 1)
+    # A bare-string answer carries no passages: retrieval never surfaced the support, honestly 0.
+    assert run.report["retrieval"]["recall_at_k"]["10"] == 0.0

@@ -1,0 +1,48 @@
+"""`cairn demo` for real (stub answerer, sample corpus, offline), then `cairn gate` on its reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cairn_action.cli import main
+from cairn_action.gate.models import GateResult
+
+pytestmark = pytest.mark.slow  # two evaluations of the sample: about five seconds
+
+
+def test_cli_demo__default_vs_worse_variant__comment_written_and_gate_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    comment = tmp_path / ".cairn" / "demo" / "comment.md"
+    assert f"the comment a pull request would show: {Path('.cairn/demo/comment.md')}" in out
+    body = comment.read_text(encoding="utf-8")
+    assert body.startswith("<!-- cairn:gate config=worse -->")
+    assert "### ❌ Cairn: regression for worse against baseline default" in body
+    result = GateResult.model_validate_json((tmp_path / ".cairn" / "demo" / "gate.json").read_text("utf-8"))
+    broke = result.comparison.by_outcome("broke")
+    assert broke and result.decision.status == "regression"
+    assert any(r.subject == "recall_at_5" for r in result.decision.reasons)
+
+    # The same two reports through `cairn gate`: exit 1 listing what broke; a report against itself passes.
+    reports = tmp_path / ".cairn" / "demo"
+    code = main(["gate", str(reports / "default.json"), str(reports / "worse.json")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.startswith(f"regression: {len(broke)} broke")
+    assert f"broke: {', '.join(sorted(c.case_id for c in broke))}" in out
+    assert (
+        main(
+            [
+                "gate",
+                str(reports / "default.json"),
+                str(reports / "default.json"),
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.startswith("pass: no change")

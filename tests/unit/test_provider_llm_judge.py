@@ -1,0 +1,128 @@
+"""The LLM judge: its rubric over the wire, the rules that need no call, and unusable grades."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from loopback import Step
+from openai_server import FakeOpenAIServer
+from provider_kit import openai_chat
+from run_fakes import make_case, make_deps
+
+from cairn_action.golden.models import GoldenCase, SupportQuote
+from cairn_action.providers.llm_judge import RUBRIC, RUBRIC_VERSION, LLMJudge, parse_grade
+from cairn_action.run.pipeline import run_case
+
+CASE = GoldenCase(
+    id="q1",
+    question="How many days does a customer have to request a credit?",
+    expected_answer="14 days",
+    support=[SupportQuote(doc="policy.md", quote="A customer has 14 days")],
+)
+UNANSWERABLE = GoldenCase(id="q2", question="Who founded the depot?", answerable=False, tags=["unanswerable"])
+
+
+@pytest.fixture
+def judge() -> Iterator[tuple[LLMJudge, FakeOpenAIServer]]:
+    with FakeOpenAIServer() as server:
+        llm = LLMJudge(openai_chat(server.base_url, model="gpt-4.1-mini"))
+        yield llm, server
+        llm.backend.close()
+
+
+def test_llm_judge__right_answer__graded_correct_with_score_tokens_and_cost(judge) -> None:
+    llm, server = judge
+    result = llm.grade(CASE, "Customers have 14 days from delivery.")
+    assert result.error is None
+    assert (result.verdict.correct, result.verdict.score) == (True, 1.0)
+    assert (result.verdict.name, result.verdict.rule_version) == ("llm", RUBRIC_VERSION)
+    assert result.usage.input_tokens > 0 and result.cost_usd is not None and result.cost_usd > 0
+    sent = server.requests[0].json["messages"]
+    assert sent[0]["content"] == RUBRIC
+    assert "Reference answer: 14 days" in sent[1]["content"]
+    assert "Candidate answer: Customers have 14 days from delivery." in sent[1]["content"]
+
+
+def test_llm_judge__wrong_answer__graded_incorrect(judge) -> None:
+    llm, _ = judge
+    verdict = llm.judge(CASE, "21 days")
+    assert (verdict.correct, verdict.score) == (False, 0.0)
+
+
+def test_llm_judge__unanswerable_or_no_answer__decided_without_a_call(judge) -> None:
+    llm, server = judge
+    assert llm.judge(UNANSWERABLE, "Ada Lovelace").correct is False
+    assert llm.judge(CASE, None).correct is None
+    assert server.requests == []
+
+
+def test_llm_judge__unparsable_grade__error_with_raw_text_and_no_verdict(judge) -> None:
+    llm, server = judge
+    server.script(Step(content="Looks right to me!"))
+    result = llm.grade(CASE, "14 days")
+    assert result.error is not None and "unparsable grade" in result.error
+    assert result.raw_output == "Looks right to me!"
+    assert result.verdict.correct is None
+
+
+def test_llm_judge__label__names_model_and_rubric(judge) -> None:
+    llm, _ = judge
+    assert llm.label == f"llm (openai gpt-4.1-mini, rubric {RUBRIC_VERSION})"
+
+
+def test_llm_judge__request_key__changes_with_the_answer(judge) -> None:
+    llm, _ = judge
+    assert llm.request_key(CASE, "14 days") == llm.request_key(CASE, "14 days")
+    assert llm.request_key(CASE, "14 days") != llm.request_key(CASE, "15 days")
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ('{"score": 0.5, "correct": false, "rationale": "partly"}', (0.5, False, "partly")),
+        ('{"score": "80%"}', (0.8, True, "")),  # correct omitted: a score of 0.5 or more counts
+        ('Grade: ```{"score": 0.2, "correct": "false"}```', (0.2, False, "")),
+    ],
+)
+def test_parse_grade__variants(reply: str, expected: tuple[float, bool, str]) -> None:
+    score, correct, rationale = parse_grade(reply)
+    assert (pytest.approx(score), correct, rationale) == expected
+
+
+def test_parse_grade__score_out_of_range__rejected() -> None:
+    with pytest.raises(ValueError, match="score"):
+        parse_grade(json.dumps({"score": 7.5e3, "correct": True}))
+
+
+def test_pipeline__llm_judge__graded_through_the_cache_and_recorded_as_a_judge_call(tmp_path: Path) -> None:
+    with FakeOpenAIServer() as server:
+        llm = LLMJudge(openai_chat(server.base_url, model="gpt-4.1-mini"))
+        deps = dataclasses.replace(make_deps(tmp_path), judge=llm)
+        first = run_case(make_case("q1"), deps)
+        again = run_case(make_case("q1"), deps)
+        llm.backend.close()
+
+    assert len(server.requests) == 1  # the second grade came from Cairn's cache
+    assert [c.role for c in first.calls] == ["answer", "judge"]
+    assert (first.calls[1].cached, again.calls[1].cached) == (False, True)
+    assert first.judge is not None and (first.judge.correct, first.judge.score) == (True, 1.0)
+    judge_cost = first.calls[1].cost_usd
+    assert judge_cost is not None and first.cost_usd == pytest.approx(0.001 + judge_cost)
+    assert again.cost_usd == first.cost_usd  # a replayed call keeps what it cost when it was made
+    assert first.usage.input_tokens == 100 + server.usages[0]["prompt_tokens"]
+
+
+def test_pipeline__llm_judge_unreachable__case_error_that_keeps_the_answer(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    llm = LLMJudge(openai_chat(f"http://127.0.0.1:{port}/v1", max_retries=0))
+    record = run_case(make_case("q1"), dataclasses.replace(make_deps(tmp_path), judge=llm))
+    llm.backend.close()
+    assert record.status == "error" and record.answer_text == "14 days"
+    assert (record.error or "").startswith("judge: openai: ") and "connection failed" in (record.error or "")

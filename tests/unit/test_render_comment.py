@@ -1,0 +1,173 @@
+"""The pull-request comment: pinned against committed expected files, parsed as GitHub markdown, and
+kept under GitHub's size limit. `CAIRN_REGENERATE=1` rewrites the expected files (review the diff)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from types import SimpleNamespace
+
+import pytest
+from gate_fixtures import OVERRIDE, REPORTS, assert_matches_expected, gate, report
+from jinja2 import UndefinedError
+from markdown_it import MarkdownIt
+
+from cairn_action.gate import run_gate
+from cairn_action.gate.models import Override
+from cairn_action.render.markdown import MAX_COMMENT_CHARS, render_comment, render_view
+from cairn_action.render.trend import Trend, build_trend
+from cairn_action.render.view import build_view
+from cairn_action.report.io import read_report
+from cairn_action.report.models import PerCase, Report
+
+MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
+
+def _history() -> list[Report]:
+    return [read_report(p) for p in sorted((REPORTS / "history").glob("default-*.json"))]
+
+
+def _render(candidate: str, *, override: Override | None = None, with_trend: bool = True) -> str:
+    trend = build_trend(_history(), report(candidate)) if with_trend else None
+    return render_comment(gate(candidate, override=override), trend=trend)
+
+
+CASES = {
+    "pass_no_change.md": ("baseline", None),
+    "regression_critical.md": ("critical_lost", None),
+    "overridden.md": ("critical_lost", OVERRIDE),
+    "refused_golden_version.md": ("golden_v2", None),
+    "pass_improved.md": ("improved", None),
+    "regression_recall.md": ("recall_drop", None),
+    "regression_missing_case.md": ("missing_case", None),
+    "pass_other_machine.md": ("slow_other_machine", None),
+}
+
+
+@pytest.mark.parametrize("expected", sorted(CASES))
+def test_render__fixture__matches_expected_markdown(expected: str) -> None:
+    candidate, override = CASES[expected]
+    assert_matches_expected(expected, _render(candidate, override=override))
+
+
+def _html(tokens: list) -> list[str]:
+    return [t.content.strip() for t in tokens if t.type in ("html_block", "html_inline")] + [
+        c.content for t in tokens if t.type == "inline" for c in t.children or [] if c.type == "html_inline"
+    ]
+
+
+@pytest.mark.parametrize("expected", sorted(CASES))
+def test_render__fixture__tables_and_details_parse_as_gfm(expected: str) -> None:
+    candidate, override = CASES[expected]
+    body = _render(candidate, override=override)
+    tokens = MD.parse(body)
+    assert body.startswith("<!-- cairn:gate config=default -->\n")
+    # Every table in the source is a table to the parser, each row with as many cells as the header.
+    separators = [line for line in body.splitlines() if re.fullmatch(r"\|(-+\|)+", line)]
+    assert sum(t.type == "table_open" for t in tokens) == len(separators)
+    header_cells, row_cells, in_head = 0, 0, False
+    for t in tokens:
+        if t.type in ("thead_open", "thead_close"):
+            in_head = t.type == "thead_open"
+            header_cells = 0 if in_head else header_cells
+        elif t.type == "th_open":
+            header_cells += 1
+        elif t.type == "tr_open":
+            row_cells = 0
+        elif t.type == "td_open":
+            row_cells += 1
+        elif t.type == "tr_close" and not in_head:
+            assert row_cells == header_cells
+    # <details> blocks open and close in pairs, each with its summary; no other HTML but <br> and <sub>.
+    html = _html(tokens)
+    opens = [h for h in html if h.startswith("<details>")]
+    assert len(opens) == html.count("</details>") == body.count("<summary>")
+    allowed = ("<!-- cairn:gate", "<details>", "</details>", "<br>", "<sub>", "</sub>")
+    assert all(h.startswith(allowed) for h in html)
+
+
+def test_render__regression__verdict_reasons_and_critical_cases_lead() -> None:
+    body = _render("critical_lost")
+    lines = body.splitlines()
+    assert lines[1].startswith("### ❌ Cairn: regression for default: 2 broke, 1 fixed of 12 cases")
+    assert (
+        body.index("critical case ret-008")
+        < body.index("#### Critical cases lost (2)")
+        < body.index("<details>")
+    )
+    assert "No, it is milk-free" in body and "Because drivers were reassigned to Saturdays" in body
+    assert "```mermaid\nxychart-beta" in body
+
+
+def test_render__overridden__who_which_label_and_why() -> None:
+    body = _render("critical_lost", override=OVERRIDE)
+    assert "### ⚠️ Cairn: regression, overridden" in body
+    assert "maintainer-jo" in body and "cairn-override" in body and "#\u200d41" in body
+
+
+def test_render__refused__reasons_with_what_to_do_and_nothing_else() -> None:
+    body = _render("golden_v2")
+    assert "### ⛔ Cairn: refused to compare" in body
+    assert "golden\\_version '1', candidate golden\\_version '2'" in body
+    assert "To fix: a new golden version is a new exam" in body
+    assert "<details>" not in body
+
+
+def test_render__no_history__no_trend() -> None:
+    assert "mermaid" not in _render("critical_lost", with_trend=False)
+
+
+def test_build_trend__history__earlier_runs_then_this_pr_on_same_golden_set() -> None:
+    trend = build_trend(_history(), report("critical_lost"))
+    assert isinstance(trend, Trend)
+    assert [p.label for p in trend.points] == ["01-02 08:15", "01-03 16:40", "01-05 10:00", "this PR"]
+    assert trend.metric.name == "token_f1"
+    other = report("golden_v2")
+    assert build_trend(_history(), other) is None
+
+
+def _huge(n_cases: int, answer: str) -> tuple[Report, Report]:
+    baseline = report("baseline")
+    rows_before, rows_after = [], []
+    for i in range(n_cases):
+        case = dict(
+            case_id=f"c-{i:05d}",
+            answerable=True,
+            question="Q? " + answer,
+            expected_answer=answer,
+            tags=["safety"],
+            support_located=True,
+            retrieved_support_rank=1,
+        )
+        rows_before.append(PerCase(status="answered", correct=True, answer_text=answer, token_f1=1.0, **case))
+        rows_after.append(
+            PerCase(status="answered", correct=False, answer_text=answer[::-1], token_f1=0.0, **case)
+        )
+    return (
+        baseline.model_copy(update={"per_case": rows_before, "n_cases": n_cases}),
+        baseline.model_copy(update={"per_case": rows_after, "n_cases": n_cases}),
+    )
+
+
+def test_render__thousands_of_long_changes__under_github_limit_with_cut_lines() -> None:
+    before, after = _huge(3000, "<b>|`@x`|</b> " * 500)
+    body = render_comment(run_gate(before, after))
+    assert len(body) <= MAX_COMMENT_CHARS
+    assert re.search(r"_\d+ more rows left out here", body)
+    assert re.search(r"_\d+ more critical cases left out here", body)
+    assert "and 2991 more reasons" in body or re.search(r"and \d+ more reasons", body)
+
+
+def test_render__limit__shrinks_budget_until_it_fits() -> None:
+    result = gate("critical_lost")
+    full = render_comment(result)
+    small = render_comment(result, limit=len(full) - 1)
+    assert len(small) < len(full)
+    assert small.startswith("<!-- cairn:gate config=default -->")
+
+
+def test_render_view__field_missing_from_view__template_fails_loudly() -> None:
+    view = build_view(gate("critical_lost"))
+    fields = {f.name: getattr(view, f.name) for f in dataclasses.fields(view) if f.name != "footer"}
+    with pytest.raises(UndefinedError, match="footer"):
+        render_view(SimpleNamespace(**fields))  # type: ignore[arg-type]

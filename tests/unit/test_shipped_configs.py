@@ -1,0 +1,66 @@
+"""The shipped experiments: cairn.toml is the embedded default, the variants differ in one knob, their
+committed calibrations were fitted for them, and the committed leaderboard is `cairn bench` of the
+committed reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cairn_action.config import config_hash, embedded_default, load_config
+from cairn_action.golden.load import load_golden
+from cairn_action.golden.split import split_golden
+from cairn_action.report.io import read_calibration, read_latest_reports
+from cairn_action.report.leaderboard import render_leaderboard
+from cairn_action.score.calibration_file import system_hash
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIGS = [ROOT / "cairn.toml", *sorted((ROOT / "configs").glob("*.toml"))]
+
+
+def test_cairn_toml__same_experiment_as_the_embedded_default(tmp_path: Path) -> None:
+    shipped = load_config(ROOT / "cairn.toml")
+    embedded = embedded_default(tmp_path)
+    assert shipped.config.name == "default"
+    assert config_hash(shipped.config) == config_hash(embedded.config)
+    assert shipped.golden_path.resolve() == embedded.golden_path.resolve()
+
+
+@pytest.mark.parametrize("path", CONFIGS[1:], ids=lambda p: p.stem)
+def test_variant__named_for_its_file__same_corpus_golden_and_cache_as_default(path: Path) -> None:
+    default = load_config(ROOT / "cairn.toml")
+    variant = load_config(path)
+    assert variant.config.name == path.stem
+    assert config_hash(variant.config) != config_hash(default.config)
+    assert variant.corpus_dir.resolve() == default.corpus_dir.resolve()
+    assert variant.golden_path.resolve() == default.golden_path.resolve()
+    assert variant.cache_dir.resolve() == default.cache_dir.resolve()
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
+def test_committed_calibration__fitted_for_this_config_and_golden_set(path: Path) -> None:
+    loaded = load_config(path)
+    calibration = read_calibration(loaded.calibration_path)
+    if calibration is None:
+        command = f"cairn calibrate --config {path.relative_to(ROOT)}"
+        pytest.skip(f"no calibration committed for {path.name} yet (`{command}`)")
+    golden = load_golden(loaded.golden_path)
+    cal = loaded.config.calibration
+    split = split_golden(golden, seed=cal.seed, fraction=cal.fraction).summary()
+    assert calibration.config_name == loaded.config.name
+    assert calibration.system_hash == system_hash(loaded.config), "config changed: run `cairn calibrate`"
+    assert calibration.golden_hash == golden.content_hash, "golden set changed: run `cairn calibrate`"
+    assert (calibration.alpha, calibration.delta) == (cal.alpha, cal.delta)
+    assert calibration.split.calibration_ids_hash == split.calibration_ids_hash
+
+
+def test_committed_leaderboard__is_bench_of_the_committed_reports() -> None:
+    reports = [r for _, r in read_latest_reports(ROOT / "reports")]
+    if not reports:
+        pytest.skip("no reports committed under reports/latest yet")
+    board = ROOT / "reports" / "leaderboard.md"
+    assert board.is_file(), (
+        "reports/latest has reports but reports/leaderboard.md is missing: run `cairn bench`"
+    )
+    assert board.read_text(encoding="utf-8") == render_leaderboard(reports), "run `cairn bench` and commit"
