@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from cairn_action.errors import DataError
 from cairn_action.golden.sample import documents
 from cairn_action.golden.sample.draw import Draw
 from cairn_action.golden.sample.facts import facts_for
-from cairn_action.index.corpus import corpus_hash_of, load_corpus
+from cairn_action.index.corpus import DOCUMENT_SUFFIXES, corpus_hash_of, load_corpus
 
 DEFAULT_SEED = 7
 
@@ -52,25 +53,47 @@ def render_corpus(seed: int) -> dict[str, str]:
     return files
 
 
-def generate_corpus(out: Path, seed: int = DEFAULT_SEED) -> GeneratedCorpus:
+def generate_corpus(
+    out: Path,
+    seed: int = DEFAULT_SEED,
+    *,
+    prune: bool = False,
+    pinned_digests: Mapping[int, str] = PINNED_DIGESTS,
+) -> GeneratedCorpus:
     """Write the corpus under `out` and check it against the pinned digest for `seed`.
 
+    Documents in `out` that the generator does not write would change the corpus hash: with `prune`
+    (for Cairn's own data/sample) they are deleted, otherwise the call is refused before anything is
+    written, so pointing --out at a folder of real documents never loses one.
     Raises DataError when a pinned digest exists and differs (the generator changed), after writing,
     so the differing files can be inspected.
     """
     files = render_corpus(seed)
     if out.exists() and not out.is_dir():
         raise DataError(f"{out}: exists and is not a folder", "choose another --out")
-    stale = [p for p in out.rglob("*.md")] if out.is_dir() else []
-    for path in stale:
-        if path.relative_to(out).as_posix() not in files:
-            path.unlink()  # a document the generator no longer writes would change the hash
+    foreign = sorted(
+        p
+        for p in (out.rglob("*") if out.is_dir() else [])
+        if p.is_file()
+        and p.suffix.lower() in DOCUMENT_SUFFIXES  # only documents change the corpus hash
+        and not any(part.startswith(".") for part in p.relative_to(out).parts)
+        and p.relative_to(out).as_posix() not in files
+    )
+    if foreign and not prune:
+        shown = ", ".join(p.relative_to(out).as_posix() for p in foreign[:5])
+        more = f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
+        raise DataError(
+            f"{out}: holds files the sample corpus does not have ({shown}{more}); nothing was written",
+            "choose an empty or new folder for --out (the sample is generated, never edited)",
+        )
+    for path in foreign:
+        path.unlink()
     for rel, text in files.items():
         target = out / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(text.encode("utf-8"))
     digest = corpus_hash_of(files)
-    pinned = PINNED_DIGESTS.get(seed) or None
+    pinned = pinned_digests.get(seed) or None
     result = GeneratedCorpus(root=out, seed=seed, files=files, corpus_hash=digest, pinned=pinned)
     if pinned is not None and pinned != digest:
         raise DataError(
@@ -93,7 +116,7 @@ def ensure_sample_corpus(path: Path, seed: int = DEFAULT_SEED) -> str | None:
         pinned = PINNED_DIGESTS.get(seed) or None
         if pinned is None or load_corpus(path).corpus_hash == pinned:
             return None
-        generate_corpus(path, seed)
+        generate_corpus(path, seed, prune=True)
         return f"regenerated the sample corpus (seed {seed}) in {path}: it differed from the generator"
-    generate_corpus(path, seed)
+    generate_corpus(path, seed, prune=True)
     return f"generated the sample corpus (seed {seed}) in {path}"
