@@ -1,7 +1,8 @@
 """The layout shows the data flow: a package never imports from a package later in the flow.
 
 Order: errors, config, golden, index, retrieval, providers, run, score, report, gate, render, gh, then the
-entry points (cli, action). `squad` (the SQuAD text metrics) is shared by the judge and the scores.
+entry points (cli and its commands/, action). `squad` (the SQuAD text metrics) is shared by the judge and
+the scores.
 Only the entry points, config and gh/ read the environment.
 """
 
@@ -29,9 +30,9 @@ LAYERS = [
     {"gate"},
     {"render"},
     {"gh"},
-    {"cli", "action", "release", "demo", "__main__"},
+    {"cli", "commands", "action", "release", "demo", "__main__"},
 ]
-ENV_READERS = {"cli", "action", "config", "gh", "__main__"}
+ENV_READERS = {"cli", "commands", "action", "config", "gh", "__main__"}
 
 
 def _layer_of(dotted: str) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from cairn_action.errors import CairnError, InfrastructureError
 from cairn_action.gh.gateway import GitHubGateway
-from cairn_action.gh.pygithub_gateway import NotFound, PermissionDenied
+from cairn_action.gh.pygithub_errors import NotFound, PermissionDenied
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -32,7 +32,7 @@ from cairn_action.gh.override import (
     read_record,
     record_line,
 )
-from cairn_action.gh.pygithub_gateway import PermissionDenied
+from cairn_action.gh.pygithub_errors import PermissionDenied
 from cairn_action.gh.runtime import ConfigResult, Runtime
 from cairn_action.render.escape import safe_token
 from cairn_action.render.markdown import render_comment

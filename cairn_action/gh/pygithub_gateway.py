@@ -1,8 +1,7 @@
-"""`GitHubGateway` over PyGithub: the only module that imports it.
+"""`GitHubGateway` over PyGithub.
 
-PyGithub's `GithubRetry` retries GET, POST, PUT and DELETE on 5xx and rate limits, but not PATCH, so
-edits (the sticky comment, a ref) go through `retrying` here. `GET /user` is never called: it is refused
-to the workflow token (github.md §8f).
+Failures are mapped, and PATCH writes (the sticky comment, a ref) retried, in `pygithub_errors`.
+`GET /user` is never called: it is refused to the workflow token (github.md §8f).
 """
 
 from __future__ import annotations
@@ -14,111 +13,20 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import requests
-from github import Auth, Github, GithubException, GithubRetry, InputGitTreeElement, RateLimitExceededException
+from github import Auth, Github, GithubException, GithubRetry, InputGitTreeElement
 from github.GithubObject import NotSet
 
 from cairn_action import __version__
-from cairn_action.errors import CairnError, InfrastructureError
+from cairn_action.errors import CairnError
 from cairn_action.gh.gateway import Comment, LabelEvent, Pull, Role, StatusState
+from cairn_action.gh.pygithub_errors import Conflict, NotFound, guard, retrying, translate
+from cairn_action.gh.pygithub_errors import PermissionDenied as PermissionDenied  # re-exported
 
-T = TypeVar("T")
+G = TypeVar("G", bound="PyGithubGateway")
 USER_AGENT = f"cairn-action/{__version__}"
-WRITE_ATTEMPTS = 4
-MAX_WAIT_S = 60.0
 
 
-class PermissionDenied(CairnError):
-    """The token may not do this (a fork pull request's read-only token, or missing `permissions:`)."""
-
-
-class NotFound(CairnError):
-    """GitHub answered 404."""
-
-
-class Conflict(CairnError):
-    """GitHub refused a write because the state moved underneath it (422 on a ref update)."""
-
-
-def _message(exc: GithubException) -> str:
-    data = exc.data if isinstance(exc.data, dict) else {}
-    message = str(data.get("message") or exc.data or "")
-    errors = data.get("errors")
-    if isinstance(errors, list) and errors and isinstance(errors[0], dict) and errors[0].get("message"):
-        message += f": {errors[0]['message']}"
-    return message[:300]
-
-
-def _retry_after(exc: GithubException) -> float | None:
-    """Seconds to wait before retrying, or None when retrying will not help."""
-    headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
-    if exc.status >= 500:
-        return float(headers.get("retry-after") or 0) or None
-    if exc.status in (403, 429) and ("retry-after" in headers or "rate limit" in _message(exc).lower()):
-        return float(headers.get("retry-after") or 0) or None
-    return None
-
-
-def _retryable(exc: GithubException) -> bool:
-    return exc.status >= 500 or _retry_after(exc) is not None
-
-
-def translate(exc: Exception, what: str) -> CairnError:
-    """A PyGithub or transport failure as the CairnError it means for the user."""
-    if isinstance(exc, requests.RequestException | RateLimitExceededException):
-        return InfrastructureError(
-            f"GitHub API unreachable while trying to {what}: {type(exc).__name__}",
-            "GitHub may be degraded; re-run the job. On GHES check GITHUB_API_URL",
-        )
-    assert isinstance(exc, GithubException)
-    if exc.status >= 500 or _retryable(exc):
-        return InfrastructureError(
-            f"GitHub answered {exc.status} while trying to {what} (after retries): {_message(exc)}",
-            "GitHub may be degraded; re-run the job",
-        )
-    if exc.status == 401:
-        return CairnError(
-            f"GitHub refused the token (401) while trying to {what}",
-            "pass `github-token: ${{ github.token }}` (the default) or a valid token",
-        )
-    if exc.status == 403:
-        return PermissionDenied(
-            f"GitHub refused to {what} (403): {_message(exc)}",
-            "grant the job `pull-requests: write` (and `statuses: write`, "
-            "`contents: write` where used); on fork pull requests use the two-stage workflow in the README",
-        )
-    kind = {404: NotFound, 409: Conflict, 422: Conflict}.get(exc.status, CairnError)
-    return kind(
-        f"GitHub answered {exc.status} while trying to {what}: {_message(exc)}",
-        "see the message; this request is not retried",
-    )
-
-
-def retrying(call: Callable[[], T], what: str, *, sleep: Callable[[float], None] = time.sleep) -> T:
-    """Run a write PyGithub does not retry (PATCH): 5xx, secondary rate limits and dropped connections
-    are tried again, up to WRITE_ATTEMPTS times with Retry-After or exponential backoff."""
-    for attempt in range(1, WRITE_ATTEMPTS + 1):
-        try:
-            return call()
-        except GithubException as exc:
-            if not _retryable(exc) or attempt == WRITE_ATTEMPTS:
-                raise translate(exc, what) from None
-            sleep(min(_retry_after(exc) or 2.0 ** (attempt - 1), MAX_WAIT_S))
-        except (requests.ConnectionError, requests.Timeout) as exc:
-            if attempt == WRITE_ATTEMPTS:
-                raise translate(exc, what) from None
-            sleep(2.0 ** (attempt - 1))
-    raise AssertionError("unreachable")
-
-
-def _guard(call: Callable[[], T], what: str) -> T:
-    """Run a call PyGithub retries itself; map what still fails."""
-    try:
-        return call()
-    except (GithubException, requests.RequestException) as exc:
-        raise translate(exc, what) from None
-
-
-def _iso(value: datetime | None) -> str:
+def utc_iso(value: datetime | None) -> str:
     if value is None:
         return ""
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -131,7 +39,7 @@ def _comment(c: Any) -> Comment:
         author=c.user.login if c.user else "",
         author_is_bot=bool(c.user and c.user.type == "Bot"),
         url=c.html_url or "",
-        created_at=_iso(c.created_at),
+        created_at=utc_iso(c.created_at),
     )
 
 
@@ -149,9 +57,24 @@ def _pull(p: Any) -> Pull:
     )
 
 
-def connect(token: str, api_url: str, *, timeout: int = 15, throttle: bool = True) -> Github:
+def retry_policy(*, backoff_factor: float = 0.5) -> GithubRetry:
+    """How PyGithub retries reads and non-PATCH writes; tests pass `backoff_factor=0` to skip the waits."""
+    return GithubRetry(
+        total=6, backoff_factor=backoff_factor, secondary_rate_wait=60, max_rate_limit_wait=300
+    )
+
+
+def connect(
+    token: str,
+    api_url: str,
+    *,
+    timeout: int = 15,
+    throttle: bool = True,
+    retry: GithubRetry | None = None,
+) -> Github:
     """A PyGithub client for github.com or GHES (`GITHUB_API_URL`, e.g. https://ghe.example/api/v3)."""
-    retry = GithubRetry(total=6, backoff_factor=0.5, secondary_rate_wait=60, max_rate_limit_wait=300)
+    if retry is None:
+        retry = retry_policy()
     return Github(
         auth=Auth.Token(token) if token else None,
         base_url=api_url,
@@ -171,24 +94,30 @@ class PyGithubGateway:
         self, client: Github, repository: str, *, sleep: Callable[[float], None] = time.sleep
     ) -> None:
         self._gh = client
+        self._name = repository
         self._repo = client.get_repo(repository)  # lazy: the client is built with lazy=True
         self._sleep = sleep
+
+    def sibling(self, kind: type[G]) -> G:
+        """A gateway of another kind (a subclass) over this one's client, repository and sleep: the
+        Action builds one PyGithub client per run (token, base URL, retry policy), in action.main."""
+        return kind(self._gh, self._name, sleep=self._sleep)
 
     def _issue(self, number: int) -> Any:
         return self._repo.get_issue(number)
 
     def pull(self, number: int) -> Pull:
-        return _guard(lambda: _pull(self._repo.get_pull(number)), f"read pull request #{number}")
+        return guard(lambda: _pull(self._repo.get_pull(number)), f"read pull request #{number}")
 
     def comments(self, number: int) -> list[Comment]:
-        found = _guard(
+        found = guard(
             lambda: [_comment(c) for c in self._issue(number).get_comments()],
             f"list the comments of #{number}",
         )
         return sorted(found, key=lambda c: c.id)
 
     def create_comment(self, number: int, body: str) -> Comment:
-        return _comment(_guard(lambda: self._issue(number).create_comment(body), f"comment on #{number}"))
+        return _comment(guard(lambda: self._issue(number).create_comment(body), f"comment on #{number}"))
 
     def edit_comment(self, number: int, comment_id: int, body: str) -> Comment | None:
         handle = self._issue(number).get_comment(comment_id)
@@ -214,13 +143,13 @@ class PyGithubGateway:
                     event=e.event,
                     label=e.label.name,
                     actor=e.actor.login if e.actor else "",
-                    at=_iso(e.created_at),
+                    at=utc_iso(e.created_at),
                 )
                 for e in self._issue(number).get_events()
                 if e.event in ("labeled", "unlabeled") and e.label is not None
             ]
 
-        return _guard(events, f"read the label events of #{number}")
+        return guard(events, f"read the label events of #{number}")
 
     def remove_label(self, number: int, label: str) -> bool:
         try:
@@ -248,9 +177,12 @@ class PyGithubGateway:
             permission = legacy if name in known else self._repo.get_collaborator_permission(login)
             return Role(name, permission)
 
-        return _guard(read, f"read the repository role of {login}")
+        return guard(read, f"read the repository role of {login}")
 
     def file_at(self, path: str, ref: str) -> bytes | None:
+        return self._file_at(path, ref, shown=ref[:12])  # a commit sha: the short form reads better
+
+    def _file_at(self, path: str, ref: str, *, shown: str) -> bytes | None:
         def read() -> bytes | None:
             try:
                 found = self._repo.get_contents(path, ref=ref)
@@ -259,14 +191,14 @@ class PyGithubGateway:
                     return None
                 raise
             if isinstance(found, list):
-                raise CairnError(f"{path} at {ref[:12]} is a folder, not a file", "remove the folder")
+                raise CairnError(f"{path} at {shown} is a folder, not a file", "remove the folder")
             if found.encoding == "base64" and found.content:
                 return found.decoded_content
-            # Over 1 MB the contents API leaves `content` empty; the blob API serves up to 100 MB.
-            blob = self._repo.get_git_blob(found.sha)
-            return base64.b64decode(blob.content)
+            # Over 1 MB (a report with many cases) the contents API leaves `content` empty; the blob
+            # API serves up to 100 MB.
+            return base64.b64decode(self._repo.get_git_blob(found.sha).content)
 
-        return _guard(read, f"read {path} at {ref[:12]}")
+        return guard(read, f"read {path} at {shown}")
 
     def create_status(
         self, sha: str, *, state: StatusState, context: str, description: str, target_url: str
@@ -276,10 +208,10 @@ class PyGithubGateway:
             url = target_url or NotSet
             commit.create_status(state, target_url=url, description=description[:140], context=context)
 
-        _guard(post, f"set the commit status {context}")
+        guard(post, f"set the commit status {context}")
 
     def pulls_for_commit(self, sha: str) -> list[Pull]:
-        return _guard(
+        return guard(
             lambda: [_pull(p) for p in self._repo.get_commit(sha).get_pulls()],
             f"find the pull request of {sha[:12]}",
         )

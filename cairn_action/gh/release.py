@@ -9,23 +9,20 @@ draft, so a draft is looked up by id or in the list; PyGithub's `update_release`
 
 from __future__ import annotations
 
-import base64
 import re
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
-import requests
-from github import Github, GithubException
+from github import GithubException
 from pydantic import ValidationError
 
 from cairn_action.errors import CairnError
 from cairn_action.gate.release import OverrideClaim, PreviousRelease
 from cairn_action.gh.gateway import Role
 from cairn_action.gh.override import MAX_REASON, role_allows
-from cairn_action.gh.pygithub_gateway import PyGithubGateway, retrying, translate
+from cairn_action.gh.pygithub_errors import guard, retrying
+from cairn_action.gh.pygithub_gateway import PyGithubGateway, utc_iso
 from cairn_action.render.stamp import author_notes
 from cairn_action.report.io import timestamp_slug
 from cairn_action.report.models import OverrideRecord, Report
@@ -72,10 +69,6 @@ class ReleaseGateway(Protocol):
     def default_branch(self) -> str: ...
 
 
-def _iso(value: datetime | None) -> str:
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if value is not None else ""
-
-
 def _release(r: Any) -> ReleaseInfo:
     return ReleaseInfo(
         id=r.id,
@@ -84,34 +77,21 @@ def _release(r: Any) -> ReleaseInfo:
         draft=bool(r.draft),
         prerelease=bool(r.prerelease),
         html_url=r.html_url or "",
-        created_at=_iso(r.created_at),
-        published_at=_iso(r.published_at),
+        created_at=utc_iso(r.created_at),
+        published_at=utc_iso(r.published_at),
     )
 
 
-class PyGithubReleases:
-    """`ReleaseGateway` over PyGithub, for one repository."""
-
-    def __init__(
-        self, client: Github, repository: str, *, sleep: Callable[[float], None] = time.sleep
-    ) -> None:
-        self._gh = client
-        self._repo = client.get_repo(repository)  # `connect` makes the client lazy: no request yet
-        self._sleep = sleep
+class PyGithubReleases(PyGithubGateway):
+    """`ReleaseGateway` over PyGithub, for one repository: the gateway's file and role reads, plus
+    the releases and the file tree."""
 
     @classmethod
     def over(cls, gateway: object) -> PyGithubReleases:
         """Over the Action's `PyGithubGateway`, sharing its client (token, base URL, retry policy)."""
         if not isinstance(gateway, PyGithubGateway):
             raise TypeError(f"release mode needs a PyGithubGateway, not {type(gateway).__name__}")
-        # Same package, same client: the Action builds one PyGithub client per run, in action.main.
-        return cls(gateway._gh, gateway._repo.full_name, sleep=gateway._sleep)
-
-    def _guard(self, call: Callable[[], Any], what: str) -> Any:
-        try:
-            return call()
-        except (GithubException, requests.RequestException) as exc:
-            raise translate(exc, what) from None
+        return gateway.sibling(cls)
 
     def release(self, release_id: int) -> ReleaseInfo | None:
         def read() -> ReleaseInfo | None:
@@ -123,10 +103,10 @@ class PyGithubReleases:
                     return None
                 raise
 
-        return self._guard(read, f"read release {release_id}")
+        return guard(read, f"read release {release_id}")
 
     def releases(self) -> list[ReleaseInfo]:
-        return self._guard(lambda: [_release(r) for r in self._repo.get_releases()], "list the releases")
+        return guard(lambda: [_release(r) for r in self._repo.get_releases()], "list the releases")
 
     def update_release(self, release_id: int, *, body: str, draft: bool, prerelease: bool) -> ReleaseInfo:
         url = f"{self._repo.url}/releases/{release_id}"
@@ -139,21 +119,7 @@ class PyGithubReleases:
         return retrying(patch, f"update the notes of release {release_id}", sleep=self._sleep)
 
     def file_at(self, path: str, ref: str) -> bytes | None:
-        def read() -> bytes | None:
-            try:
-                found = self._repo.get_contents(path, ref=ref)
-            except GithubException as exc:
-                if exc.status == 404:
-                    return None
-                raise
-            if isinstance(found, list):
-                raise CairnError(f"{path} at {ref} is a folder, not a file", "remove the folder")
-            if found.encoding == "base64" and found.content:
-                return found.decoded_content
-            # Over 1 MB (a report with many cases) the contents API leaves `content` empty.
-            return base64.b64decode(self._repo.get_git_blob(found.sha).content)
-
-        return self._guard(read, f"read {path} at {ref}")
+        return self._file_at(path, ref, shown=ref)  # a branch name: shown whole
 
     def files_under(self, folder: str, ref: str) -> list[str]:
         prefix = folder.strip("/") + "/"
@@ -172,24 +138,10 @@ class PyGithubReleases:
                 )
             return sorted(e.path for e in tree.tree if e.type == "blob" and e.path.startswith(prefix))
 
-        return self._guard(read, f"list {folder} at {ref}")
-
-    def role(self, login: str) -> Role:
-        def read() -> Role:
-            try:
-                name = self._repo.get_collaborator_role_name(login)
-            except GithubException as exc:
-                if exc.status == 404:  # not a collaborator at all
-                    return Role("none", "none")
-                raise
-            builtin = {"admin", "maintain", "write", "triage", "read", "none"}
-            permission = name if name in builtin else self._repo.get_collaborator_permission(login)
-            return Role(name, permission)
-
-        return self._guard(read, f"read the repository role of {login}")
+        return guard(read, f"list {folder} at {ref}")
 
     def default_branch(self) -> str:
-        return self._guard(lambda: self._repo.default_branch, "read the repository")
+        return guard(lambda: self._repo.default_branch, "read the repository")
 
 
 def _from_json(data: Mapping[str, Any]) -> ReleaseInfo:

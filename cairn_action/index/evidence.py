@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cairn_action.golden.models import ResolvedSupport
-from cairn_action.index.chunks import Chunk
+from cairn_action.index.chunks import Chunk, ChunkStore
 
 
 def _subtract(gaps: list[tuple[int, int]], start: int, end: int) -> list[tuple[int, int]]:
@@ -58,3 +58,15 @@ def evidence_ranks(
             complete = rank
             break
     return complete, first_overlap
+
+
+def support_chunk_ids(store: ChunkStore, spans: Sequence[ResolvedSupport]) -> tuple[list[str], bool]:
+    """Ids of the chunks overlapping any span (over the whole store), and whether every span has one."""
+    ids: dict[str, None] = {}
+    every_span = True
+    for span in spans:
+        chunks = store.overlapping(span.doc_path, span.start, span.end)
+        every_span = every_span and bool(chunks)
+        for chunk in chunks:
+            ids.setdefault(chunk.chunk_id, None)
+    return list(ids), every_span

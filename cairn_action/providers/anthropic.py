@@ -14,18 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from cairn_action.providers.budget import BudgetGuard
 from cairn_action.providers.chat import ChatPrompt, Completion, MalformedReply
-from cairn_action.providers.http import HttpClient
-from cairn_action.providers.prices import Price, TokenCounts, cost_usd
-from cairn_action.run.models import Usage
+from cairn_action.providers.http_chat import HttpChat, token_count
+from cairn_action.providers.prices import TokenCounts
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
-
-
-def _int(value: object) -> int:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
 def read_usage(body: dict[str, Any]) -> tuple[TokenCounts, bool]:
@@ -35,10 +29,10 @@ def read_usage(body: dict[str, Any]) -> tuple[TokenCounts, bool]:
         return TokenCounts(), False
     return (
         TokenCounts(
-            input=_int(usage.get("input_tokens")),
-            output=_int(usage.get("output_tokens")),
-            cached_input=_int(usage.get("cache_read_input_tokens")),
-            cache_write=_int(usage.get("cache_creation_input_tokens")),
+            input=token_count(usage.get("input_tokens")),
+            output=token_count(usage.get("output_tokens")),
+            cached_input=token_count(usage.get("cache_read_input_tokens")),
+            cache_write=token_count(usage.get("cache_creation_input_tokens")),
         ),
         True,
     )
@@ -50,43 +44,15 @@ def messages_url(base_url: str | None) -> str:
     return f"{root}/messages" if root.endswith("/v1") else f"{root}/v1/messages"
 
 
-class AnthropicChat:
+class AnthropicChat(HttpChat):
     """A `ChatBackend` over the Messages API."""
 
     name = "anthropic"
+    default_base_url = DEFAULT_BASE_URL
+    identity_key = "url"
 
-    def __init__(
-        self,
-        *,
-        model: str,
-        http: HttpClient,
-        budget: BudgetGuard,
-        price: Price | None,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 512,
-    ) -> None:
-        self.model = model
-        self.url = messages_url(base_url)
-        self._http = http
-        self._budget = budget
-        self._price = price
-        self._api_key = api_key
-        self.temperature = temperature
-        self.max_tokens = max_tokens
-
-    def close(self) -> None:
-        self._http.close()
-
-    def identity(self) -> dict[str, object]:
-        return {
-            "provider": self.name,
-            "model": self.model,
-            "url": self.url,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-        }
+    def endpoint(self) -> str:
+        return messages_url(self.base_url)
 
     def payload(self, prompt: ChatPrompt) -> dict[str, Any]:
         return {
@@ -109,18 +75,10 @@ class AnthropicChat:
             if not isinstance(blocks, list):
                 raise TypeError("content is not a list")
         except (ValueError, KeyError, TypeError):
-            self._budget.charge(None)
-            raise MalformedReply(
+            raise self._malformed(
                 "the reply is not a Messages response (no JSON with content)", reply.text
             ) from None
-        tokens, has_usage = read_usage(body)
-        cost = cost_usd(self._price, tokens) if has_usage else None
-        self._budget.charge(cost)
-        usage = Usage(
-            input_tokens=tokens.input + tokens.cache_write,
-            output_tokens=tokens.output,
-            cached_input_tokens=tokens.cached_input,
-        )
+        usage, cost = self._settle(*read_usage(body))
         texts = [b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
         if not texts:
             raise MalformedReply(

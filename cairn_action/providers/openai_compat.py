@@ -19,18 +19,13 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from cairn_action.providers.budget import BudgetGuard
 from cairn_action.providers.chat import ChatPrompt, Completion, MalformedReply, TokenLogprob
-from cairn_action.providers.http import HttpClient, RequestRejected
-from cairn_action.providers.prices import Price, TokenCounts, cost_usd
-from cairn_action.run.models import Usage
+from cairn_action.providers.http import RequestRejected
+from cairn_action.providers.http_chat import HttpChat, token_count
+from cairn_action.providers.prices import TokenCounts
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _UNSUPPORTED = ("not supported", "unsupported", "not allowed", "only the default", "does not support")
-
-
-def _int(value: object) -> int:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
 def read_usage(body: dict[str, Any]) -> tuple[TokenCounts, bool]:
@@ -38,13 +33,13 @@ def read_usage(body: dict[str, Any]) -> tuple[TokenCounts, bool]:
     usage = body.get("usage")
     if not isinstance(usage, dict):
         return TokenCounts(), False
-    prompt = _int(usage.get("prompt_tokens"))
+    prompt = token_count(usage.get("prompt_tokens"))
     details = usage.get("prompt_tokens_details")
-    cached = _int(details.get("cached_tokens")) if isinstance(details, dict) else 0
-    cached = cached or _int(usage.get("prompt_cache_hit_tokens"))
+    cached = token_count(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    cached = cached or token_count(usage.get("prompt_cache_hit_tokens"))
     cached = min(cached, prompt)
     return TokenCounts(
-        input=prompt - cached, cached_input=cached, output=_int(usage.get("completion_tokens"))
+        input=prompt - cached, cached_input=cached, output=token_count(usage.get("completion_tokens"))
     ), True
 
 
@@ -71,46 +66,20 @@ def _logprobs(choice: dict[str, Any]) -> tuple[TokenLogprob, ...] | None:
         return None  # a server that half-implements logprobs: fall back to the model's own confidence
 
 
-class OpenAIChat:
+class OpenAIChat(HttpChat):
     """A `ChatBackend` over `<base_url>/chat/completions`."""
 
     name = "openai"
+    default_base_url = DEFAULT_BASE_URL
+    identity_key = "base_url"
 
-    def __init__(
-        self,
-        *,
-        model: str,
-        http: HttpClient,
-        budget: BudgetGuard,
-        price: Price | None,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 512,
-    ) -> None:
-        self.model = model
-        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
-        self.url = f"{self.base_url}/chat/completions"
-        self._http = http
-        self._budget = budget
-        self._price = price
-        self._api_key = api_key
-        self.temperature = temperature
-        self.max_tokens = max_tokens
+    def __init__(self, **settings: Any) -> None:
+        super().__init__(**settings)
         self._adapted: set[str] = set()
         self._lock = threading.Lock()
 
-    def close(self) -> None:
-        self._http.close()
-
-    def identity(self) -> dict[str, object]:
-        return {
-            "provider": self.name,
-            "model": self.model,
-            "base_url": self.base_url,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-        }
+    def endpoint(self) -> str:
+        return f"{self.base_url}/chat/completions"
 
     def _payload(self, prompt: ChatPrompt, adapted: set[str]) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -162,16 +131,10 @@ class OpenAIChat:
             body = reply.json()
             choice = body["choices"][0]
         except (ValueError, KeyError, IndexError, TypeError):
-            self._budget.charge(None)
-            raise MalformedReply(
+            raise self._malformed(
                 "the reply is not a chat completion (no JSON with choices)", reply.text
             ) from None
-        tokens, has_usage = read_usage(body)
-        cost = cost_usd(self._price, tokens) if has_usage else None
-        self._budget.charge(cost)
-        usage = Usage(
-            input_tokens=tokens.input, output_tokens=tokens.output, cached_input_tokens=tokens.cached_input
-        )
+        usage, cost = self._settle(*read_usage(body))
         text = _content(choice.get("message")) if isinstance(choice, dict) else None
         if text is None:
             raise MalformedReply(

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -173,22 +174,30 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def write_artifact(path: Path, header: RunHeader, records: Iterable[CaseRecord]) -> None:
-    """Write a whole artifact atomically: a temporary file beside `path`, fsynced, then `os.replace`."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+@contextmanager
+def atomic_writer(path: Path, *, prefix: str, suffix: str = "") -> Iterator[IO[bytes]]:
+    """A binary handle on a temporary file beside `path` that becomes `path` (fsynced, then `os.replace`)
+    when the block ends; on any exception the temporary file is removed and `path` is left as it was."""
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(_line(header))
-            for record in records:
-                handle.write(_line(record))
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_artifact(path: Path, header: RunHeader, records: Iterable[CaseRecord]) -> None:
+    """Write a whole artifact atomically: a temporary file beside `path`, fsynced, then `os.replace`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(path, prefix=f".{path.name}.", suffix=".tmp") as handle:
+        handle.write(_line(header))
+        for record in records:
+            handle.write(_line(record))
     _fsync_dir(path.parent)
 
 

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from cairn_action.run.artifact import atomic_writer
+from cairn_action.run.models import ProviderCall, Usage
+
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R", bound="ProviderResult")
 
 CACHE_FORMAT = 1
 
@@ -83,13 +86,54 @@ class ResultCache:
             "value": value.model_dump(mode="json"),
         }
         data = json.dumps(entry, ensure_ascii=False, sort_keys=True).encode("utf-8")
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_writer(path, prefix=".tmp-") as handle:
+            handle.write(data)
+
+
+class ProviderResult(Protocol):
+    """What a cacheable provider result (`AnswerResult`, `JudgeResult`) says about its call."""
+
+    usage: Usage
+    cost_usd: float | None
+    prompt_prefix_hash: str | None
+    error: str | None
+
+    def model_dump(self, *, mode: str) -> dict[str, object]: ...
+
+
+def cached_call(
+    cache: ResultCache,
+    namespace: str,
+    key: str,
+    model: type[R],
+    call: Callable[[], R],
+    *,
+    clock: Callable[[], float],
+    started: float,
+    role: Literal["answer", "judge"],
+    provider: str,
+    model_name: str,
+) -> tuple[R, ProviderCall]:
+    """The result for `key` from the cache, else from `call` (stored unless it is an error: a rerun asks
+    again, as a provider hiccup may not repeat), with the `ProviderCall` it makes on the case record.
+    `started` is the caller's clock reading before the lookup; exceptions from `call` propagate."""
+    hit = cache.get(namespace, key, model)  # type: ignore[type-var]
+    if hit is not None:
+        result, latency_ms, cached = hit.value, hit.latency_ms, True
+    else:
+        result = call()
+        latency_ms = (clock() - started) * 1000.0
+        cached = False
+        if result.error is None:
+            cache.put(namespace, key, result, latency_ms)  # type: ignore[arg-type]
+    provider_call = ProviderCall(
+        role=role,
+        provider=provider,
+        model=model_name,
+        cached=cached,
+        prompt_prefix_hash=result.prompt_prefix_hash,
+        usage=result.usage,
+        cost_usd=result.cost_usd,
+        latency_ms=latency_ms,
+    )
+    return result, provider_call

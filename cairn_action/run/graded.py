@@ -18,7 +18,7 @@ from cairn_action.errors import InfrastructureError
 from cairn_action.golden.models import GoldenCase
 from cairn_action.providers.budget import BudgetExhausted
 from cairn_action.providers.llm_judge import JudgeResult, LLMJudge
-from cairn_action.run.cache import ResultCache
+from cairn_action.run.cache import ResultCache, cached_call
 from cairn_action.run.models import JudgeVerdict, ProviderCall, Usage
 
 JUDGE_NAMESPACE = "judge"
@@ -65,30 +65,23 @@ def judge_answer(
         return Judged(verdict=decided)
     key = judge.request_key(case, answer_text)
     started = clock()
-    hit = cache.get(JUDGE_NAMESPACE, key, JudgeResult)
-    if hit is not None:
-        result, latency_ms, cached = hit.value, hit.latency_ms, True
-    else:
-        try:
-            result = judge.grade(case, answer_text)
-        except BudgetExhausted as exc:
-            return Judged(verdict=None, error=exc.message)
-        except InfrastructureError as exc:
-            return Judged(verdict=None, error=f"judge: {exc.message}")
-        latency_ms = (clock() - started) * 1000.0
-        cached = False
-        if result.error is None:
-            cache.put(JUDGE_NAMESPACE, key, result, latency_ms)
-    call = ProviderCall(
-        role="judge",
-        provider=judge.provider,
-        model=judge.model,
-        cached=cached,
-        prompt_prefix_hash=result.prompt_prefix_hash,
-        usage=result.usage,
-        cost_usd=result.cost_usd,
-        latency_ms=latency_ms,
-    )
+    try:
+        result, call = cached_call(
+            cache,
+            JUDGE_NAMESPACE,
+            key,
+            JudgeResult,
+            lambda: judge.grade(case, answer_text),
+            clock=clock,
+            started=started,
+            role="judge",
+            provider=judge.provider,
+            model_name=judge.model,
+        )
+    except BudgetExhausted as exc:
+        return Judged(verdict=None, error=exc.message)
+    except InfrastructureError as exc:
+        return Judged(verdict=None, error=f"judge: {exc.message}")
     if result.error is not None:
         return Judged(verdict=None, calls=(call,), error=result.error, raw_output=result.raw_output)
     return Judged(verdict=result.verdict, calls=(call,))

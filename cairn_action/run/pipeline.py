@@ -8,19 +8,19 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from cairn_action.errors import InfrastructureError
 from cairn_action.golden.models import GoldenCase, ResolvedSupport
 from cairn_action.index.chunks import ChunkStore
-from cairn_action.index.evidence import evidence_ranks
+from cairn_action.index.evidence import evidence_ranks, support_chunk_ids
 from cairn_action.providers.base import Answerer, AnswerRequest, AnswerResult
 from cairn_action.retrieval.base import Retriever
-from cairn_action.run.cache import ResultCache
-from cairn_action.run.graded import judge_answer
-from cairn_action.run.models import CaseRecord, JudgeVerdict, ProviderCall, RetrievedChunk, Usage
+from cairn_action.run.cache import ResultCache, cached_call
+from cairn_action.run.graded import judge_answer, total_cost, total_usage
+from cairn_action.run.models import CaseRecord, JudgeVerdict, ProviderCall, RetrievedChunk
 from cairn_action.run.target_case import is_retrieving_target, run_target_case
 from cairn_action.run.verify import verify_citations
 
@@ -68,53 +68,20 @@ def _answer(deps: CaseDeps, request: AnswerRequest) -> _Answered:
     answerer = deps.answerer
     key = answerer.request_key(request)
     started = deps.clock()
-    hit = deps.cache.get(ANSWER_NAMESPACE, key, AnswerResult)
-    if hit is not None:
-        result, latency_ms, cached = hit.value, hit.latency_ms, True
-    else:
-        result = answerer.answer(request)
-        latency_ms = (deps.clock() - started) * 1000.0
-        cached = False
-        if result.error is None:
-            # An unusable output is not cached: a rerun asks again (a provider hiccup may not repeat).
-            deps.cache.put(ANSWER_NAMESPACE, key, result, latency_ms)
-    elapsed_ms = (deps.clock() - started) * 1000.0
-    call = ProviderCall(
+    result, call = cached_call(
+        deps.cache,
+        ANSWER_NAMESPACE,
+        key,
+        AnswerResult,
+        lambda: answerer.answer(request),
+        clock=deps.clock,
+        started=started,
         role="answer",
         provider=answerer.name,
-        model=answerer.model,
-        cached=cached,
-        prompt_prefix_hash=result.prompt_prefix_hash,
-        usage=result.usage,
-        cost_usd=result.cost_usd,
-        latency_ms=latency_ms,
+        model_name=answerer.model,
     )
+    elapsed_ms = (deps.clock() - started) * 1000.0
     return _Answered(result=result, call=call, elapsed_ms=elapsed_ms)
-
-
-def _support_chunks(store: ChunkStore, spans: Sequence[ResolvedSupport]) -> tuple[list[str], bool]:
-    """Ids of the chunks overlapping any span (over the whole store), and whether every span has one."""
-    ids: dict[str, None] = {}
-    every_span = True
-    for span in spans:
-        chunks = store.overlapping(span.doc_path, span.start, span.end)
-        every_span = every_span and bool(chunks)
-        for chunk in chunks:
-            ids.setdefault(chunk.chunk_id, None)
-    return list(ids), every_span
-
-
-def _total_usage(calls: Sequence[ProviderCall]) -> Usage:
-    return Usage(
-        input_tokens=sum(c.usage.input_tokens for c in calls),
-        output_tokens=sum(c.usage.output_tokens for c in calls),
-        cached_input_tokens=sum(c.usage.cached_input_tokens for c in calls),
-    )
-
-
-def _total_cost(calls: Sequence[ProviderCall]) -> float | None:
-    costs = [c.cost_usd for c in calls]
-    return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
 
 
 def run_case(case: GoldenCase, deps: CaseDeps) -> CaseRecord:
@@ -131,7 +98,7 @@ def run_case(case: GoldenCase, deps: CaseDeps) -> CaseRecord:
         return run_target_case(case, deps, base)
 
     spans = deps.support.get(case.id, [])
-    support_ids, every_span = _support_chunks(deps.store, spans)
+    support_ids, every_span = support_chunk_ids(deps.store, spans)
     located = case.answerable and bool(spans) and len(spans) == len(case.support) and every_span
     hits = deps.retriever.retrieve(case.question, deps.depth)
     retrieved = [
@@ -158,8 +125,8 @@ def run_case(case: GoldenCase, deps: CaseDeps) -> CaseRecord:
     latency = (deps.clock() - started) * 1000.0 - answered.elapsed_ms + answered.call.latency_ms
     spent = {
         "calls": calls,
-        "usage": _total_usage(calls),
-        "cost_usd": _total_cost(calls),
+        "usage": total_usage(calls),
+        "cost_usd": total_cost(calls),
         "prompt_prefix_hash": result.prompt_prefix_hash,
         "confidence": result.confidence,
         "confidence_source": result.confidence_source or None,
@@ -187,7 +154,7 @@ def run_case(case: GoldenCase, deps: CaseDeps) -> CaseRecord:
     judged = judge_answer(deps.judge, deps.cache, case, result.answer_text, deps.clock)
     if judged.calls:
         calls = [*calls, *judged.calls]
-        spent.update(calls=calls, usage=_total_usage(calls), cost_usd=_total_cost(calls))
+        spent.update(calls=calls, usage=total_usage(calls), cost_usd=total_cost(calls))
     if judged.error is not None:
         latency = (deps.clock() - started) * 1000.0 - answered.elapsed_ms + answered.call.latency_ms
         return CaseRecord(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from cairn_action.errors import InfrastructureError
 from cairn_action.golden.models import GoldenCase, ResolvedSupport
 from cairn_action.index.chunks import Chunk, ChunkStore
-from cairn_action.index.evidence import evidence_ranks
+from cairn_action.index.evidence import evidence_ranks, support_chunk_ids
 from cairn_action.providers.base import AnswerRequest
 from cairn_action.providers.target import Passage, TargetAnswer
 from cairn_action.run.graded import judge_answer, total_cost, total_usage
@@ -70,22 +70,12 @@ def _evidence_chunk(passage: Passage, case: GoldenCase, spans: Sequence[Resolved
     return Chunk(passage.id, "", 0, 0, passage.text)
 
 
-def _support_chunk_ids(store: ChunkStore, spans: Sequence[ResolvedSupport]) -> tuple[list[str], bool]:
-    ids: dict[str, None] = {}
-    every_span = True
-    for span in spans:
-        chunks = store.overlapping(span.doc_path, span.start, span.end)
-        every_span = every_span and bool(chunks)
-        ids.update((c.chunk_id, None) for c in chunks)
-    return list(ids), every_span
-
-
 def run_target_case(case: GoldenCase, deps: CaseDeps, base: dict[str, Any]) -> CaseRecord:
     """The record of `case` answered by the target in `deps.answerer` (see the module docstring)."""
     started = deps.clock()
     target: RetrievingTarget = deps.answerer  # type: ignore[assignment]
     spans = deps.support.get(case.id, [])
-    support_ids, every_span = _support_chunk_ids(deps.store, spans)
+    support_ids, every_span = support_chunk_ids(deps.store, spans)
     located = case.answerable and bool(spans) and len(spans) == len(case.support) and every_span
     support = {"support_chunk_ids": support_ids, "support_located": located}
     try:

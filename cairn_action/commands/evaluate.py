@@ -1,0 +1,229 @@
+"""Handlers for the commands that build and score runs: corpus generate, golden check, eval, score,
+calibrate, bench and merge."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cairn_action import __version__
+from cairn_action.errors import CairnError, ExitCode, InfrastructureError
+
+if TYPE_CHECKING:
+    import argparse
+
+    from cairn_action.config import LoadedConfig
+    from cairn_action.golden.split import SplitName
+    from cairn_action.report.pipeline import LoadedRun
+    from cairn_action.run.evaluation import RunOptions, RunOutcome
+
+REPORTS_DIR = Path("reports")
+
+
+def utc_now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def shown(path: Path, cwd: Path) -> Path:
+    """`path` relative to `cwd` when it lies below it, as the user would type it."""
+    return path.relative_to(cwd) if path.is_relative_to(cwd) else path
+
+
+def cmd_corpus_generate(args: argparse.Namespace) -> int:
+    from cairn_action.golden.sample.generate import generate_corpus
+
+    result = generate_corpus(Path(args.out), seed=args.seed)
+    print(f"wrote {len(result.files)} documents ({result.words} words) to {result.root}")
+    print(f"corpus_hash {result.corpus_hash}")
+    if result.pinned is None:
+        print(f"note: no digest is pinned for seed {args.seed}; only seed 7 is checked against one")
+    else:
+        print(f"matches the digest pinned for seed {args.seed}")
+    return ExitCode.PASS
+
+
+def _relative_to_cwd(path: Path) -> Path:
+    """`path` as the user would type it from here, when it lies below the working directory."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
+
+
+def _golden_and_corpus(args: argparse.Namespace) -> tuple[Path, Path]:
+    """The golden set and corpus paths from --golden/--corpus, else from the config.
+
+    With the embedded default config (no cairn.toml), the corpus is the generated sample in
+    data/sample: it is written on first use. A corpus named by the user is never generated.
+    """
+    if args.golden is not None and args.corpus is not None and args.config is None:
+        return args.golden, args.corpus  # nothing to take from a config
+    from cairn_action.config import load_config
+
+    loaded = load_config(args.config)
+    golden = args.golden or loaded.golden_path
+    corpus = args.corpus or loaded.corpus_dir
+    if args.corpus is None and loaded.embedded:
+        from cairn_action.golden.sample.generate import ensure_sample_corpus
+
+        done = ensure_sample_corpus(_relative_to_cwd(corpus))
+        if done is not None:
+            print(done, file=sys.stderr)
+    return golden, corpus
+
+
+def cmd_golden_check(args: argparse.Namespace) -> int:
+    from cairn_action.golden.check import run_golden_check
+
+    golden, corpus = _golden_and_corpus(args)
+    return run_golden_check(golden, corpus, sys.stdout)
+
+
+def _load_config_args(args: argparse.Namespace, cwd: Path) -> LoadedConfig:
+    from cairn_action.config import load_config
+
+    return load_config(args.config, cwd=cwd).with_overrides(corpus=args.corpus, golden=args.golden, cwd=cwd)
+
+
+def _evaluate(loaded: LoadedConfig, options: RunOptions, *, cwd: Path, no_progress: bool) -> RunOutcome:
+    """Run the config's cases (the expensive half), with progress on stderr unless --no-progress."""
+    import os
+
+    from cairn_action.run.evaluation import run_evaluation
+    from cairn_action.run.progress import make_progress
+
+    progress = make_progress(sys.stderr, enabled=not no_progress, is_tty=sys.stderr.isatty())
+    return run_evaluation(loaded, options, cwd=cwd, log=sys.stderr, progress=progress, env=os.environ)
+
+
+def _as_run(outcome: RunOutcome, cwd: Path) -> LoadedRun:
+    from cairn_action.report.pipeline import LoadedRun
+
+    return LoadedRun(
+        header=outcome.header,
+        records=outcome.records,
+        where=str(shown(outcome.path, cwd)),
+        sources=(str(outcome.path),),
+    )
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from cairn_action.run.evaluation import RunOptions
+    from cairn_action.run.shard import parse_shard
+
+    split = args.split or ("all" if args.run_only else "eval")
+    options = RunOptions(
+        split=split,
+        shard=parse_shard(args.shard) if args.shard else None,
+        artifact=args.artifact,
+    )
+    cwd = Path.cwd()
+    loaded = _load_config_args(args, cwd)
+    outcome = _evaluate(loaded, options, cwd=cwd, no_progress=args.no_progress)
+    for line in outcome.summary():
+        print(line)
+    print(f"run artifact: {shown(outcome.path, cwd)}")
+    if outcome.records and len(outcome.failed) == len(outcome.records):
+        raise InfrastructureError(
+            f"every case failed ({len(outcome.records)} of {len(outcome.records)}); the artifact lists why",
+            "check the provider settings and that it is reachable, then rerun to retry",
+        )
+    if args.run_only:
+        return ExitCode.PASS
+    if options.shard is not None:
+        print(
+            f"note: this is shard {options.shard}; once every shard is done, score them together: "
+            "`cairn score SHARD.jsonl ...`"
+        )
+        return ExitCode.PASS
+    run = _as_run(outcome, cwd)
+    return _score_and_report(loaded, run, which=split, reports_dir=cwd / REPORTS_DIR, cwd=cwd)
+
+
+def _score_and_report(
+    loaded: LoadedConfig, run: LoadedRun, *, which: SplitName, reports_dir: Path, cwd: Path
+) -> int:
+    """Score a run, write the report (kept and latest), print the summary."""
+    from cairn_action.report.pipeline import report_from_run
+    from cairn_action.report.summary import summary_lines
+
+    for note in run.notes:
+        print(f"note: {note}", file=sys.stderr)
+    written = report_from_run(
+        loaded, run, which=which, reports_dir=reports_dir, created_at=utc_now(), cairn_version=__version__
+    )
+    for line in summary_lines(written.report):
+        print(line)
+    print(f"report: {shown(written.kept, cwd)} (also {shown(written.latest, cwd)})")
+    return ExitCode.PASS
+
+
+def _read_runs(paths: Sequence[Path]) -> LoadedRun:
+    from cairn_action.report.pipeline import combine_artifacts
+    from cairn_action.run.artifact import read_artifact
+
+    return combine_artifacts([read_artifact(Path(p)) for p in paths])
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    cwd = Path.cwd()
+    loaded = _load_config_args(args, cwd)
+    run = _read_runs(args.artifacts)
+    return _score_and_report(loaded, run, which=args.split, reports_dir=cwd / args.reports, cwd=cwd)
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from cairn_action.report.pipeline import calibration_from_run, calibration_lines
+
+    cwd = Path.cwd()
+    loaded = _load_config_args(args, cwd)
+    if args.runs:
+        run = _read_runs(args.runs)
+    else:
+        from cairn_action.run.evaluation import RunOptions
+
+        outcome = _evaluate(loaded, RunOptions(split="calibration"), cwd=cwd, no_progress=args.no_progress)
+        for line in outcome.summary():
+            print(line, file=sys.stderr)
+        run = _as_run(outcome, cwd)
+    calibration, path = calibration_from_run(loaded, run, created_at=utc_now(), cairn_version=__version__)
+    for line in calibration_lines(calibration):
+        print(line)
+    print(f"calibration: {shown(path, cwd)} (commit it beside the config; `cairn eval` applies it)")
+    return ExitCode.PASS
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from cairn_action.report.io import LATEST_DIR, read_latest_reports, write_text_atomic
+    from cairn_action.report.leaderboard import group_key, render_leaderboard
+
+    cwd = Path.cwd()
+    reports_dir = cwd / args.reports
+    found = read_latest_reports(reports_dir)
+    if not found:
+        raise CairnError(
+            f"{shown(reports_dir / LATEST_DIR, cwd)}: no reports to rank",
+            "run `cairn eval` for each config first (it writes reports/latest/<config>.json)",
+        )
+    reports = [r for _, r in found]
+    out = cwd / args.out if args.out else reports_dir / "leaderboard.md"
+    write_text_atomic(out, render_leaderboard(reports))
+    tables = len({group_key(r) for r in reports})
+    print(f"leaderboard: {len(reports)} config(s) in {tables} table(s): {shown(out, cwd)}")
+    return ExitCode.PASS
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from cairn_action.run.artifact import read_artifact, write_artifact
+    from cairn_action.run.shard import merge
+
+    merged = merge([read_artifact(Path(p)) for p in args.artifacts])
+    write_artifact(Path(args.out), merged.header, merged.records)
+    for note in merged.notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(f"merged {len(args.artifacts)} shards, {len(merged.records)} cases, into {args.out}")
+    return ExitCode.PASS
