@@ -7,6 +7,13 @@ from collections.abc import Iterator
 
 import pytest
 from fakes.github_server import FakeGitHub
+from hypothesis import settings
+
+# Property tests run on a 2-core CI machine that is busy with subprocesses: no per-example deadline (a slow
+# example is not a failure), a fixed sequence of examples (a red CI run can be reproduced), and no example
+# database written into the working tree.
+settings.register_profile("cairn", deadline=None, derandomize=True, database=None)
+settings.load_profile("cairn")
 
 
 @pytest.fixture
