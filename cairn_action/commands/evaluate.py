@@ -86,7 +86,24 @@ def cmd_golden_check(args: argparse.Namespace) -> int:
 def _load_config_args(args: argparse.Namespace, cwd: Path) -> LoadedConfig:
     from cairn_action.config import load_config
 
-    return load_config(args.config, cwd=cwd).with_overrides(corpus=args.corpus, golden=args.golden, cwd=cwd)
+    loaded = load_config(args.config, cwd=cwd).with_overrides(corpus=args.corpus, golden=args.golden, cwd=cwd)
+    _check_gate_metric_names(loaded)
+    return loaded
+
+
+def _check_gate_metric_names(loaded: LoadedConfig) -> None:
+    """A misspelt metric in [gate] is caught when the config is used, not when a later pull request is gated
+    against the report it produced (the gate refuses such a baseline)."""
+    from cairn_action.errors import ConfigError
+    from cairn_action.score.metrics import METRICS_BY_NAME
+
+    gate = loaded.config.gate
+    unknown = sorted((set(gate.max_drop) | set(gate.floors)) - set(METRICS_BY_NAME))
+    if unknown:
+        raise ConfigError(
+            f"{loaded.source or 'the config'}: [gate] names unknown metric(s): {', '.join(unknown)}",
+            f"max_drop and floors take metric names: {', '.join(METRICS_BY_NAME)}",
+        )
 
 
 def _evaluate(loaded: LoadedConfig, options: RunOptions, *, cwd: Path, no_progress: bool) -> RunOutcome:

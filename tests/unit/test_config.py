@@ -107,6 +107,17 @@ def test_cli__unknown_config_key__exits_2_naming_key_and_file(
     assert "Traceback" not in err
 
 
+def test_cli__gate_names_an_unknown_metric__exits_2_before_running(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, "[gate]\nmax_drop = {recall_at5 = 0.05}\n")
+    code = main(["eval", "--run-only", "--no-progress", "--config", str(path)])
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE
+    assert f"error: {path}: [gate] names unknown metric(s): recall_at5" in err
+    assert "recall_at_5" in err and "Traceback" not in err
+
+
 def test_config_hash__default__is_pinned() -> None:
     assert config_hash(Config()) == DEFAULT_CONFIG_HASH
 
