@@ -42,9 +42,8 @@ def test_variant__named_for_its_file__same_corpus_golden_and_cache_as_default(pa
 def test_committed_calibration__fitted_for_this_config_and_golden_set(path: Path) -> None:
     loaded = load_config(path)
     calibration = read_calibration(loaded.calibration_path)
-    if calibration is None:
-        command = f"cairn calibrate --config {path.relative_to(ROOT)}"
-        pytest.skip(f"no calibration committed for {path.name} yet (`{command}`)")
+    command = f"cairn calibrate --config {path.relative_to(ROOT)}"
+    assert calibration is not None, f"no calibration committed for {path.name} (`{command}`)"
     golden = load_golden(loaded.golden_path)
     cal = loaded.config.calibration
     split = split_golden(golden, seed=cal.seed, fraction=cal.fraction).summary()
@@ -57,8 +56,7 @@ def test_committed_calibration__fitted_for_this_config_and_golden_set(path: Path
 
 def test_committed_leaderboard__is_bench_of_the_committed_reports() -> None:
     reports = [r for _, r in read_latest_reports(ROOT / "reports")]
-    if not reports:
-        pytest.skip("no reports committed under reports/latest yet")
+    assert reports, "no reports committed under reports/latest: run `cairn eval` for each config"
     board = ROOT / "reports" / "leaderboard.md"
     assert board.is_file(), (
         "reports/latest has reports but reports/leaderboard.md is missing: run `cairn bench`"
