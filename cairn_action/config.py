@@ -89,6 +89,10 @@ class JudgeConfig(_Section):
 class RunConfig(_Section):
     max_concurrency: int = Field(default=4, ge=1, le=256)
     cache_dir: str = ".cairn/cache"
+    repeats: int = Field(default=1, ge=1, le=50)
+    """Asks per case (each a distinct sample with its own cache key). A case's verdict rests on its
+    samples; 1 keeps the first-pass cost, and confirmation re-asks only what changed. A deterministic
+    system (the stub) is asked once whatever this says."""
 
 
 class CalibrationConfig(_Section):
@@ -117,6 +121,15 @@ class GateConfig(_Section):
     floors: dict[str, float] = Field(default_factory=dict)
     """Absolute bounds a metric must stay on the right side of."""
     override_label: str = "cairn-override"
+    confirm_samples: int = Field(default=4, ge=0, le=50)
+    """`cairn eval --baseline` re-asks every case whose verdict differs from the baseline's this many more
+    times, so one unlucky answer is not a regression (0 turns confirmation off)."""
+    baseline_samples: int = Field(default=3, ge=1, le=50)
+    """A plain `cairn eval` (the baseline the default branch commits) asks every critical case this many
+    times: a critical case right by luck in one baseline sample would otherwise fail every pull request."""
+    critical_max_p: float = Field(default=0.1, gt=0.0, lt=1.0)
+    """A critical case is lost only when a one-sided Fisher exact test of its samples (baseline right /
+    wrong against candidate right / wrong) gives p at most this (metrics in README, "The gate")."""
 
 
 class BudgetConfig(_Section):
@@ -214,6 +227,8 @@ _UNHASHED: dict[str, Any] = {
     "calibration": {"path"},
     "provider": {"api_key_env", "timeout_s", "max_retries", "requests_per_minute"},
     "judge": {"api_key_env"},
+    # How much evidence the gate asks for, not what is measured.
+    "gate": {"confirm_samples", "baseline_samples", "critical_max_p"},
 }
 
 

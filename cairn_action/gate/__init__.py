@@ -16,5 +16,7 @@ def run_gate(
 ) -> GateResult:
     """Compare under the *baseline's* policy and decide; `source` names the baseline in error messages."""
     policy = policy_of(baseline, source=source)
-    comparison = compare(baseline, candidate, critical_tags=policy.critical_tags)
+    comparison = compare(
+        baseline, candidate, critical_tags=policy.critical_tags, critical_max_p=policy.critical_max_p
+    )
     return GateResult(decision=decide(comparison, policy, override), comparison=comparison)

@@ -16,7 +16,17 @@ from cairn_action.gate.models import (
     ReportIdentity,
     TagDelta,
 )
-from cairn_action.gate.outcome import is_right, outcome, retrieval_change, side, transition, within
+from cairn_action.gate.outcome import (
+    is_right,
+    loss_p_value,
+    outcome,
+    retrieval_change,
+    side,
+    tally,
+    transition,
+    verdict,
+    within,
+)
 from cairn_action.gate.paired import paired_statistics
 from cairn_action.report.models import Environment, PerCase, Report
 from cairn_action.score.metrics import METRICS, MetricSpec
@@ -89,6 +99,15 @@ def refusals(baseline: Report, candidate: Report) -> list[Refusal]:
                 hint="bump golden.version deliberately when the set changes, then " + _BASELINE_HINT,
             )
         )
+    if not any(c.status != "stale" for c in baseline.per_case):
+        found.append(
+            Refusal(
+                code="no_cases",
+                message=f"the baseline lists no scored case (per_case has {len(baseline.per_case)} rows, "
+                "none of them scored): there is nothing to compare with",
+                hint=_BASELINE_HINT,
+            )
+        )
     if baseline.split != candidate.split:
         found.append(
             Refusal(
@@ -143,8 +162,8 @@ def _tag_deltas(
                 tag=tag,
                 critical=tag in critical_tags,
                 n=len(of_tag),
-                baseline_correct=_mean([bool(is_right(b)) for b, _ in of_tag]),
-                candidate_correct=_mean([bool(is_right(a)) for _, a in of_tag]),
+                baseline_correct=_mean([bool(verdict(b)) for b, _ in of_tag]),
+                candidate_correct=_mean([bool(verdict(a)) for _, a in of_tag]),
                 n_with_support=len(located),
                 baseline_recall=_mean([within(b.retrieved_support_rank, k) for b, _ in located]),
                 candidate_recall=_mean([within(a.retrieved_support_rank, k) for _, a in located]),
@@ -153,7 +172,9 @@ def _tag_deltas(
     return out
 
 
-def _notes(baseline: Report, candidate: Report, same_env: bool, not_compared: int) -> list[str]:
+def _notes(
+    baseline: Report, candidate: Report, same_env: bool, not_compared: int, baseline_errors: int
+) -> list[str]:
     notes = []
     if baseline.config_name != candidate.config_name:
         notes.append(
@@ -180,15 +201,33 @@ def _notes(baseline: Report, candidate: Report, same_env: bool, not_compared: in
         notes.append(
             f"cairn versions differ: baseline {baseline.cairn_version}, candidate {candidate.cairn_version}"
         )
-    if not_compared:
-        notes.append(f"{not_compared} stale case(s) left out of the comparison")
+    if not_compared - baseline_errors:
+        notes.append(f"{not_compared - baseline_errors} stale case(s) left out of the comparison")
+    if baseline_errors:
+        notes.append(
+            f"{baseline_errors} case(s) errored in the baseline: left out of the comparison (no evidence)"
+        )
     return notes
 
 
+def _answered_errors(report: Report) -> tuple[int, int]:
+    answered = [c for c in report.per_case if c.status == "answered"]
+    return len(answered), sum(1 for c in answered if not is_right(c))
+
+
 def compare(
-    baseline: Report, candidate: Report, *, critical_tags: Sequence[str], retrieval_k: int = RETRIEVAL_K
+    baseline: Report,
+    candidate: Report,
+    *,
+    critical_tags: Sequence[str],
+    critical_max_p: float = 0.1,
+    retrieval_k: int = RETRIEVAL_K,
 ) -> Comparison:
-    """Compare `candidate` with `baseline`; a comparison with refusals carries nothing else."""
+    """Compare `candidate` with `baseline`; a comparison with refusals carries nothing else.
+
+    A case's verdict on each side is the majority of its samples. A critical case that broke is *lost*
+    on the evidence: at once for a deterministic system (its one sample is the whole truth), otherwise
+    when the one-sided Fisher exact p-value of its samples is at most `critical_max_p`."""
     identities = {"baseline": identify(baseline), "candidate": identify(candidate)}
     refused = refusals(baseline, candidate)
     if refused:
@@ -198,16 +237,26 @@ def compare(
 
     before_by_id = {c.case_id: c for c in baseline.per_case}
     after_by_id = {c.case_id: c for c in candidate.per_case}
+    deterministic = baseline.notes.deterministic and candidate.notes.deterministic
     pairs: list[tuple[PerCase, PerCase]] = []
     changes: list[CaseChange] = []
     not_compared: list[str] = []
+    errored: list[PerCase] = []
+    baseline_errors = 0
     for before in baseline.per_case:
         after = after_by_id.get(before.case_id)
         if after is None:
             continue
-        right_before, right_after = is_right(before), is_right(after)
+        right_before, right_after = verdict(before), verdict(after)
         if right_before is None or right_after is None:
             not_compared.append(before.case_id)
+            continue
+        if before.status == "error":
+            baseline_errors += 1
+            not_compared.append(before.case_id)
+            continue
+        if after.status == "error":
+            errored.append(after)
             continue
         pairs.append((before, after))
         result = outcome(before, after, right_before, right_after)
@@ -215,6 +264,8 @@ def compare(
         retrieval = retrieval_change(before, after, retrieval_k)
         if result == "unchanged" and moved is None and retrieval is None:
             continue
+        critical = _is_critical(before.tags, critical_tags)
+        p = None if deterministic or result != "broke" else loss_p_value(tally(before), tally(after))
         changes.append(
             CaseChange(
                 case_id=before.case_id,
@@ -222,12 +273,14 @@ def compare(
                 expected_answer=before.expected_answer,
                 answerable=before.answerable,
                 tags=list(before.tags),
-                critical=_is_critical(before.tags, critical_tags),
+                critical=critical,
                 outcome=result,
                 transition=moved,
                 retrieval=retrieval,
                 baseline=side(before),
                 candidate=side(after),
+                loss_p=p,
+                lost=critical and result == "broke" and (p is None or p <= critical_max_p),
             )
         )
 
@@ -238,28 +291,38 @@ def compare(
                 question=c.question,
                 tags=list(c.tags),
                 critical=_is_critical(c.tags, critical_tags),
-                right=is_right(c),
+                right=verdict(c),
             )
             for c in cases
             if c.case_id not in others
         ]
 
     tags = _tag_deltas(pairs, critical_tags, retrieval_k)
+    answered_after, errors_after = _answered_errors(candidate)
+    extra = candidate.notes.extra_samples
     return Comparison(
         **identities,
-        notes=_notes(baseline, candidate, same_env, len(not_compared)),
+        notes=_notes(baseline, candidate, same_env, len(not_compared), baseline_errors),
         same_environment=same_env,
         retrieval_k=retrieval_k,
         critical_tags=list(critical_tags),
         n_shared=len(pairs),
         changes=changes,
         added=refs(candidate.per_case, before_by_id),
-        removed=refs(baseline.per_case, after_by_id),
+        removed=[r for r in refs(baseline.per_case, after_by_id) if r.right is not None],
+        errored=refs(errored, {}),
         not_compared=not_compared,
         metrics=[_metric_delta(spec, baseline, candidate, same_env) for spec in METRICS],
         tags=tags,
         guarantee_before=baseline.abstention.guarantee_met,
         guarantee_after=candidate.abstention.guarantee_met,
         alpha=candidate.abstention.alpha,
+        answered_after=answered_after,
+        errors_after=errors_after,
+        deterministic=deterministic,
+        critical_max_p=critical_max_p,
+        extra_calls=extra.calls,
+        extra_cost_usd=extra.cost_usd,
+        extra_samples=extra.samples,
         stats=paired_statistics(pairs, tags),
     )

@@ -16,11 +16,15 @@ from cairn_action.report.models import CitedChunk, OverrideRecord
 
 GATE_SCHEMA_VERSION = 1
 
-Outcome = Literal["broke", "fixed", "changed", "unchanged"]
-"""broke: right before, wrong now; fixed: the reverse; changed: still wrong, but differently."""
+Outcome = Literal["broke", "fixed", "changed", "flaky", "unchanged"]
+"""On each side's verdict (the majority of its samples): broke: right before, wrong now; fixed: the
+reverse; changed: still wrong, but differently; flaky: the candidate's first sample differed from the
+baseline's verdict, and its other samples brought the verdict back."""
 Transition = Literal["newly_abstained", "newly_answered"]
 RetrievalChange = Literal["lost", "gained"]
-Status = Literal["pass", "regression", "refused", "overridden"]
+Status = Literal["pass", "regression", "refused", "overridden", "incomplete"]
+"""incomplete: cases errored (after retries and a confirmation retry) or are missing from the candidate,
+and nothing else failed: an infrastructure problem (exit 3), never a regression."""
 ReasonCode = Literal[
     "corpus_hash",
     "golden_version",
@@ -31,6 +35,9 @@ ReasonCode = Literal[
     "max_drop",
     "floor",
     "guarantee_lost",
+    "case_errored",
+    "case_missing",
+    "no_cases",
 ]
 
 
@@ -67,6 +74,12 @@ class CaseSide(_Model):
     token_f1: float | None
     support_rank: int | None
     cited: list[CitedChunk] = Field(default_factory=list)
+    n_samples: int = 1
+    """Usable samples this side's verdict rests on."""
+    n_right: int = 0
+    """Of those, the right ones."""
+    first_right: bool | None = None
+    """Whether the first sample alone was right (what a single run would have said)."""
 
 
 class CaseChange(_Model):
@@ -84,10 +97,16 @@ class CaseChange(_Model):
     retrieval: RetrievalChange | None = None
     baseline: CaseSide
     candidate: CaseSide
+    loss_p: float | None = None
+    """For a broke case of a system that is not deterministic: the one-sided Fisher exact p-value that the
+    candidate is right less often than the baseline, over both sides' samples."""
+    lost: bool = False
+    """A critical case that broke on evidence: deterministic systems on their one sample, others when
+    `loss_p` is at most the policy's `critical_max_p`."""
 
     @property
     def critical_loss(self) -> bool:
-        return self.critical and self.outcome == "broke"
+        return self.lost
 
 
 class CaseRef(_Model):
@@ -187,6 +206,19 @@ class Comparison(_Model):
     guarantee_after: bool | None = None
     alpha: float | None = None
     """The candidate's target error rate among answered cases."""
+    answered_after: int = 0
+    """Candidate cases answered (first samples), for the evidence behind the abstention rule."""
+    errors_after: int = 0
+    """... and of those, wrong."""
+    deterministic: bool = False
+    """Both reports came from a deterministic system: one sample per case is the whole truth."""
+    critical_max_p: float = 0.1
+    errored: list[CaseRef] = Field(default_factory=list)
+    """Shared cases that errored in the candidate: no evidence, so the verdict cannot be a pass."""
+    extra_calls: int = 0
+    """Provider calls the candidate's extra samples (repeats, confirmation) made."""
+    extra_cost_usd: float | None = 0.0
+    extra_samples: int = 0
     stats: Statistics | None = None
 
     @property
@@ -204,6 +236,11 @@ class Comparison(_Model):
     def critical_removed(self) -> list[CaseRef]:
         """Critical cases right in the baseline and missing now: a missing case is not a passing one."""
         return [c for c in self.removed if c.critical and c.right]
+
+    @property
+    def critical_not_credible(self) -> list[CaseChange]:
+        """Critical cases that broke on their first samples but not on the evidence of all of them."""
+        return [c for c in self.changes if c.critical and c.outcome == "broke" and not c.lost]
 
     def moved(self, *, machine_dependent: bool) -> bool:
         """Whether any metric of this kind (timings or not) changed."""

@@ -1,14 +1,60 @@
 """One case in two reports: was it right, and how did it change.
 
-A case is *right* when it was answered correctly (answerable) or abstained (unanswerable). That single
-definition drives broke / fixed, the McNemar counts and the per-tag correctness, so the tables and the
-statistics line can never disagree.
+A sample is *right* when it was answered correctly (answerable) or abstained (unanswerable). A case's
+*verdict* is the majority of its samples (the first sample breaks a tie), and that single definition
+drives broke / fixed, the McNemar counts and the per-tag correctness, so the tables and the statistics
+line can never disagree. With one sample per case, the verdict is that sample.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cache
+
+from scipy import stats
+
 from cairn_action.gate.models import CaseSide, Outcome, RetrievalChange, Transition
 from cairn_action.report.models import PerCase
+
+
+@dataclass(frozen=True)
+class Tally:
+    """How often a case was right over its usable samples."""
+
+    right: int
+    n: int
+
+
+def tally(case: PerCase) -> Tally:
+    """The case's samples; a report written before samples existed has its first one only."""
+    if case.n_right is None:
+        first = is_right(case)
+        return Tally(right=int(bool(first)), n=0 if case.status in ("error", "stale") else 1)
+    return Tally(right=case.n_right, n=case.n_samples)
+
+
+def verdict(case: PerCase) -> bool | None:
+    """Right on most samples; None for stale cases. An errored case with no usable sample is wrong (the
+    gate reports it as incomplete, never as broke)."""
+    first = is_right(case)
+    if first is None:
+        return None
+    counts = tally(case)
+    if counts.n == 0 or 2 * counts.right == counts.n:
+        return first
+    return 2 * counts.right > counts.n
+
+
+@cache
+def loss_p_value(before: Tally, after: Tally) -> float:
+    """One-sided Fisher exact p-value that the candidate is right less often than the baseline.
+
+    Fisher's test conditions on how many samples were right in all, so it holds whatever the case's
+    success rate is; with 3 baseline and 5 candidate samples its smallest values are 1/56 (3 of 3
+    against 0 of 5) and 4/56 (3 of 3 against 1 of 5), and with one baseline sample it is never below 1/6.
+    """
+    table = [[before.right, before.n - before.right], [after.right, after.n - after.right]]
+    return float(stats.fisher_exact(table, alternative="greater").pvalue)
 
 
 def is_right(case: PerCase) -> bool | None:
@@ -24,9 +70,13 @@ def is_right(case: PerCase) -> bool | None:
 
 def side(case: PerCase) -> CaseSide:
     """The case as one report saw it, for the comparison."""
+    counts = tally(case)
     return CaseSide(
         status=case.status,
-        right=is_right(case),
+        right=verdict(case),
+        first_right=is_right(case),
+        n_samples=counts.n,
+        n_right=counts.right,
         answer_text=case.answer_text,
         confidence=case.confidence,
         correct=case.correct,
@@ -41,11 +91,13 @@ def within(rank: int | None, k: int) -> bool:
 
 
 def outcome(before: PerCase, after: PerCase, right_before: bool, right_after: bool) -> Outcome:
-    """broke, fixed, changed (still wrong, but answered differently) or unchanged."""
+    """broke, fixed, changed (still wrong, but answered differently), flaky or unchanged, on verdicts."""
     if right_before and not right_after:
         return "broke"
     if right_after and not right_before:
         return "fixed"
+    if is_right(after) != right_before and tally(after).n > 1:
+        return "flaky"  # the first sample alone would have called it a change; the others did not
     if not right_before and (before.status != after.status or before.answer_text != after.answer_text):
         return "changed"
     return "unchanged"

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from cairn_action.gate import stats
 from cairn_action.gate.models import Statistics, TagDelta
-from cairn_action.gate.outcome import is_right
+from cairn_action.gate.outcome import verdict
 from cairn_action.report.models import PerCase
 
 PAIRED_CLAIM_MIN = 50
@@ -25,8 +25,8 @@ def _f1(case: PerCase) -> float:
 
 def paired_statistics(pairs: Sequence[tuple[PerCase, PerCase]], tags: Sequence[TagDelta]) -> Statistics:
     """McNemar on right/wrong, Wilcoxon and a bootstrap on token F1, power, and what n cannot claim."""
-    right_before = [1.0 if is_right(b) else 0.0 for b, _ in pairs]
-    right_after = [1.0 if is_right(a) else 0.0 for _, a in pairs]
+    right_before = [1.0 if verdict(b) else 0.0 for b, _ in pairs]
+    right_after = [1.0 if verdict(a) else 0.0 for _, a in pairs]
     b = sum(1 for x, y in zip(right_before, right_after, strict=True) if x > y)
     c = sum(1 for x, y in zip(right_before, right_after, strict=True) if y > x)
     test = stats.mcnemar(b, c)

@@ -7,6 +7,7 @@ loosen its own gate by editing its config. Every failure carries its reason in w
 from __future__ import annotations
 
 from pydantic import ValidationError
+from scipy.stats import binom
 
 from cairn_action.config import GateConfig
 from cairn_action.errors import DataError, ExitCode
@@ -47,10 +48,12 @@ def headline(comparison: Comparison) -> str:
         (len(comparison.by_outcome("broke")), "broke"),
         (len(comparison.by_outcome("fixed")), "fixed"),
         (len(comparison.by_outcome("changed")), "changed while still wrong"),
+        (len(comparison.by_outcome("flaky")), "flaky"),
         (sum(c.retrieval == "lost" for c in comparison.changes), "lost retrieval"),
         (sum(c.retrieval == "gained" for c in comparison.changes), "gained retrieval"),
         (len(comparison.added), "added"),
         (len(comparison.removed), "removed"),
+        (len(comparison.errored), "errored"),
     ]
     parts = [f"{n} {what}" for n, what in counts if n]
     if parts:
@@ -76,24 +79,52 @@ def _critical_tags(change: CaseChange, comparison: Comparison) -> str:
     return ", ".join(t for t in change.tags if t in comparison.critical_tags)
 
 
+def samples_evidence(change: CaseChange) -> str:
+    """`wrong in 5 of 5 samples, right in the baseline's 3 of 3`: what a verdict on samples rests on."""
+    after, before = change.candidate, change.baseline
+    after_word = "right" if after.right else "wrong"
+    after_count = after.n_right if after.right else after.n_samples - after.n_right
+    before_word = "right" if before.right else "wrong"
+    before_count = before.n_right if before.right else before.n_samples - before.n_right
+    return (
+        f"{after_word} in {after_count} of {after.n_samples} sample{'s' if after.n_samples != 1 else ''}, "
+        f"{before_word} in the baseline's {before_count} of {before.n_samples}"
+    )
+
+
 def _critical_reasons(comparison: Comparison) -> list[Reason]:
-    reasons = [
-        Reason(
-            code="critical_case_lost",
-            subject=c.case_id,
-            message=f"critical case {c.case_id} ({_critical_tags(c, comparison)}) was right and "
-            f"{_how_lost(c)}",
+    reasons = []
+    for c in comparison.critical_losses:
+        message = f"critical case {c.case_id} ({_critical_tags(c, comparison)}) was right and {_how_lost(c)}"
+        if c.loss_p is not None:
+            message += f": {samples_evidence(c)} (one-sided Fisher exact p = {c.loss_p:.3g})"
+        reasons.append(Reason(code="critical_case_lost", subject=c.case_id, message=message))
+    return reasons
+
+
+def _incomplete_reasons(comparison: Comparison) -> list[Reason]:
+    """Cases with no evidence in the candidate: errored after its retries, or missing altogether."""
+    reasons = []
+    if comparison.errored:
+        ids = ", ".join(c.case_id for c in comparison.errored[:10])
+        more = f" and {len(comparison.errored) - 10} more" if len(comparison.errored) > 10 else ""
+        reasons.append(
+            Reason(
+                code="case_errored",
+                message=f"{len(comparison.errored)} case(s) errored in the candidate after retries and a "
+                f"confirmation retry: {ids}{more}; rerun once the provider or target is reachable",
+            )
         )
-        for c in comparison.critical_losses
-    ]
-    reasons += [
-        Reason(
-            code="critical_case_lost",
-            subject=c.case_id,
-            message=f"critical case {c.case_id} was right in the baseline and is missing from the candidate",
+    if comparison.removed:
+        ids = ", ".join(c.case_id for c in comparison.removed[:10])
+        more = f" and {len(comparison.removed) - 10} more" if len(comparison.removed) > 10 else ""
+        reasons.append(
+            Reason(
+                code="case_missing",
+                message=f"{len(comparison.removed)} baseline case(s) are missing from the candidate: "
+                f"{ids}{more}; evaluate the whole split (merge every shard)",
+            )
         )
-        for c in comparison.critical_removed
-    ]
     return reasons
 
 
@@ -176,17 +207,29 @@ def _floor_reasons(metrics: dict[str, MetricDelta], policy: GateConfig, notes: l
     return reasons
 
 
-def _guarantee_reason(comparison: Comparison, metrics: dict[str, MetricDelta]) -> list[Reason]:
+def _guarantee_reason(
+    comparison: Comparison, metrics: dict[str, MetricDelta], policy: GateConfig
+) -> list[Reason]:
+    """The guarantee held before; now its target is exceeded. A deterministic system's slice is the whole
+    truth about it; any other system's error among answered is a sample, so it fails only on evidence:
+    a one-sided exact binomial test that the error rate exceeds alpha."""
     if not (comparison.guarantee_before is True and comparison.guarantee_after is False):
         return []
     spec = METRICS_BY_NAME["error_rate_answered"]
     alpha = f" above the target {spec.format(comparison.alpha)}" if comparison.alpha is not None else ""
     error = spec.format(metrics["error_rate_answered"].candidate)
+    evidence = ""
+    if not comparison.deterministic and comparison.alpha is not None:
+        n, wrong = comparison.answered_after, comparison.errors_after
+        p = float(binom.sf(wrong - 1, n, comparison.alpha)) if n else 1.0
+        if p >= policy.max_p_value:
+            return []
+        evidence = f" ({wrong} wrong of {n} answered, one-sided exact binomial p = {p:.3g})"
     return [
         Reason(
             code="guarantee_lost",
             message=f"the abstention guarantee held in the baseline and does not now: error among answered "
-            f"is {error}{alpha}",
+            f"is {error}{alpha}{evidence}",
         )
     ]
 
@@ -200,8 +243,13 @@ def failures(comparison: Comparison, policy: GateConfig) -> tuple[list[Reason], 
         + _correctness_reason(comparison, policy)
         + _drop_reasons(metrics, policy, notes)
         + _floor_reasons(metrics, policy, notes)
-        + _guarantee_reason(comparison, metrics)
+        + _guarantee_reason(comparison, metrics, policy)
     )
+    for c in comparison.critical_not_credible:
+        notes.append(
+            f"critical case {c.case_id} broke on its first sample but not on the evidence: {samples_evidence(c)} "
+            f"(one-sided Fisher exact p = {c.loss_p:.3g} > {comparison.critical_max_p:g})"
+        )
     return reasons, notes
 
 
@@ -230,6 +278,20 @@ def decide(comparison: Comparison, policy: GateConfig, override: Override | None
             policy=policy,
         )
     reasons, notes = failures(comparison, policy)
+    missing = _incomplete_reasons(comparison)
+    if missing and reasons:
+        notes += [r.message for r in missing]
+    if missing and not reasons:
+        if override:
+            notes.append("an override cannot pass an incomplete evaluation: rerun it")
+        return Decision(
+            status="incomplete",
+            exit_code=ExitCode.INFRASTRUCTURE,
+            headline=line,
+            reasons=missing,
+            notes=notes,
+            policy=policy,
+        )
     if not reasons:
         if override:
             notes.append(f"override by {override.actor} not needed: the gate passed")

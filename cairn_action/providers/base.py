@@ -21,6 +21,8 @@ class AnswerRequest:
     question: str
     hits: tuple[Hit, ...]
     """The top-k chunks, best first, that the answerer may use and cite."""
+    sample: int = 0
+    """Which ask of the case this is (0 = first); the cache keys each sample apart."""
 
 
 class AnswerResult(BaseModel):

@@ -40,6 +40,8 @@ class StubAnswerer:
     """Extractive baseline answerer (`provider.name = "stub"`): no network, no tokens, no cost."""
 
     name = "stub"
+    deterministic = True
+    """The same question and chunks always give the same answer: one sample is the whole truth."""
 
     def __init__(self, model: str = DEFAULT_MODEL, *, min_support: float = 0.35) -> None:
         self.model = model

@@ -28,6 +28,7 @@ from cairn_action.report.models import (
     TagStats,
 )
 from cairn_action.run.models import CaseRecord, RunHeader
+from cairn_action.report.samples import Evidence, evidence, extra_samples_note, first_samples
 from cairn_action.score.calibration_file import CalibrationFile, system_hash
 from cairn_action.score.outcome import CaseOutcome
 from cairn_action.score.scorecard import Scorecard, score_records
@@ -81,7 +82,7 @@ def select_records(
             "score a run with the golden set it was made on",
         )
     wanted = split.ids(which)
-    present = {r.case_id for r in records}
+    present = {r.case_id for r in records if r.sample == 0}
     missing = [c.id for c in golden.cases if c.id in wanted and c.id not in present]
     if missing:
         raise DataError(
@@ -149,7 +150,7 @@ def choose_threshold(
     )
 
 
-def _per_case(outcome: CaseOutcome, record: CaseRecord, case: GoldenCase) -> PerCase:
+def _per_case(outcome: CaseOutcome, record: CaseRecord, case: GoldenCase, samples: Evidence) -> PerCase:
     ranks = {c.chunk_id: c for c in record.retrieved}
     cited = [
         CitedChunk(
@@ -186,6 +187,10 @@ def _per_case(outcome: CaseOutcome, record: CaseRecord, case: GoldenCase) -> Per
         tokens=outcome.tokens,
         prefix_checks=outcome.prefix_checks,
         prefix_matches=outcome.prefix_matches,
+        n_samples=samples.n_samples,
+        n_right=samples.n_right,
+        agreement=samples.agreement,
+        samples=samples.samples,
     )
 
 
@@ -198,6 +203,7 @@ def _notes(
     split: GoldenSplit,
     which: SplitName,
     golden: GoldenSet,
+    later: dict[str, list[CaseRecord]],
 ) -> Notes:
     spent = card.operational.cost_usd_total
     limit = config.budget.max_cost_usd
@@ -230,6 +236,8 @@ def _notes(
         counts=card.counts,
         split_detail=split.summary(),
         promotion=promotion,
+        deterministic=header.deterministic,
+        extra_samples=extra_samples_note(later),
         gate_policy=config.gate.model_dump(mode="json"),
     )
 
@@ -249,11 +257,17 @@ def build_report(
 ) -> Report:
     """Score the records of slice `which` and assemble the report. `where` names the run in messages."""
     check_run_matches(header, golden, config, where=where)
-    chosen = select_records(records, golden, split, which, where=where)
+    chosen, later = first_samples(select_records(records, golden, split, which, where=where))
     choice = choose_threshold(calibration, header, golden, config, split)
     cases = golden.by_id()
     card = score_records(chosen, cases, alpha=config.calibration.alpha, threshold=choice.threshold)
     by_id = {r.case_id: r for r in chosen}
+
+    def row(o: CaseOutcome) -> PerCase:
+        case, record = cases[o.case_id], by_id[o.case_id]
+        found = evidence(o, record, later.get(o.case_id, []), case, threshold=choice.threshold)
+        return _per_case(o, record, case, found)
+
     r, a, ab, op = card.retrieval, card.answer, card.abstention, card.operational
     return Report(
         cairn_version=cairn_version,
@@ -291,8 +305,8 @@ def build_report(
             tokens_total=op.tokens_total,
             cache_hit_rate=op.cache_hit_rate,
         ),
-        per_case=[_per_case(o, by_id[o.case_id], cases[o.case_id]) for o in card.outcomes],
-        notes=_notes(card, header, chosen, config, choice, split, which, golden),
+        per_case=[row(o) for o in card.outcomes],
+        notes=_notes(card, header, chosen, config, choice, split, which, golden, later),
         by_tag={
             k: TagStats(
                 n=g.n, answer_rate=g.answer_rate, correct_rate=g.correct_rate, recall_at_5=g.recall_at_5

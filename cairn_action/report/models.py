@@ -93,6 +93,17 @@ class CitedChunk(_Model):
     """Where the chunk ranked in retrieval; None when the answer cited something not retrieved."""
 
 
+class SampleOutcome(_Model):
+    """Addition: one more ask of a case (repeats, baseline samples, confirmation), as scored."""
+
+    sample: int
+    status: Literal["answered", "abstained", "error", "stale"]
+    right: bool | None = None
+    """None for an errored sample (it is not evidence either way)."""
+    confidence: float | None = None
+    answer_text: str | None = None
+
+
 class PerCase(_Model):
     """One row per case of the split, stale ones included (they are marked, and left out of scores)."""
 
@@ -133,6 +144,16 @@ class PerCase(_Model):
     """This case's calls that had a previous call in their stream to compare prompt prefixes with."""
     prefix_matches: int = 0
     """... and whose prefix matched it (cache_hit_rate = sum of matches / sum of checks)."""
+    # Additions: the evidence a verdict rests on (every field above describes the first sample).
+    n_samples: int = 1
+    """Samples of this case that gave a usable result (errored samples are not evidence)."""
+    n_right: int | None = None
+    """Of those, how many were right: answered correctly (answerable) or abstained (unanswerable).
+    None for stale cases, and in reports written before samples existed (then the first sample's)."""
+    agreement: float | None = None
+    """Share of the samples that gave the most common answer (abstaining counts as one answer)."""
+    samples: list[SampleOutcome] = Field(default_factory=list)
+    """Every sample after the first, when there are several."""
 
 
 class TagStats(_Model):
@@ -172,6 +193,16 @@ class OverrideRecord(_Model):
     """The gate's failure reasons the override covered."""
 
 
+class ExtraSamples(_Model):
+    samples: int = 0
+    """Records beyond each case's first sample."""
+    cases: int = 0
+    calls: int = 0
+    """Provider calls those samples made (cache hits not counted)."""
+    cost_usd: float | None = 0.0
+    """None when some call's price was unknown."""
+
+
 class Notes(_Model):
     threshold_source: str = "uncalibrated (model abstain flag)"
     """`calibrated (...)` or `uncalibrated (model abstain flag)`: read it first."""
@@ -204,6 +235,11 @@ class Notes(_Model):
     promotion: str = ""
     """Set for split `all`: never a promotion decision."""
     overrides: list[OverrideRecord] = Field(default_factory=list)
+    deterministic: bool = False
+    """The answerer and the judge declared themselves deterministic: each case was asked once, and the
+    gate judges a change on that one sample (it is the whole truth about such a system)."""
+    extra_samples: ExtraSamples = Field(default_factory=lambda: ExtraSamples())
+    """What asking cases more than once cost: repeats, baseline samples, confirmation re-asks."""
     gate_policy: dict[str, object] = Field(default_factory=dict)
     """The config's [gate] section at the time of the run: a comparison uses the *baseline's* policy,
     so a pull request cannot loosen its own gate."""

@@ -104,7 +104,10 @@ def calibration_from_run(
     golden = load_golden(loaded.golden_path)
     check_run_matches(run.header, golden, loaded.config, where=run.where)
     split = split_of(golden, loaded)
-    records = select_records(run.records, golden, split, "calibration", where=run.where)
+    # One sample per case: the guarantee is over cases, and a case's repeats are not new cases.
+    records = [
+        r for r in select_records(run.records, golden, split, "calibration", where=run.where) if r.sample == 0
+    ]
     calibration = calibrate(
         records,
         golden.by_id(),

@@ -118,7 +118,7 @@ def read_artifact(path: Path, *, drop_incomplete_tail: bool = False) -> RunArtif
         dropped = DroppedLine(line=number, length=len(tail))
     header: RunHeader | None = None
     records: list[CaseRecord] = []
-    first_line: dict[str, int] = {}
+    first_line: dict[tuple[str, int], int] = {}
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             raise DataError(f"{path}:{number}: blank line", HINT_DAMAGED)
@@ -126,13 +126,15 @@ def read_artifact(path: Path, *, drop_incomplete_tail: bool = False) -> RunArtif
         if isinstance(parsed, RunHeader):
             header = parsed
             continue
-        earlier = first_line.get(parsed.case_id)
+        key = (parsed.case_id, parsed.sample)
+        earlier = first_line.get(key)
         if earlier is not None:
+            which = f" sample {parsed.sample}" if parsed.sample else ""
             raise DataError(
-                f"{path}:{number}: case {parsed.case_id} appears twice (first on line {earlier})",
+                f"{path}:{number}: case {parsed.case_id}{which} appears twice (first on line {earlier})",
                 HINT_DAMAGED,
             )
-        first_line[parsed.case_id] = number
+        first_line[key] = number
         records.append(parsed)
     if header is None:  # only possible when the header line itself was the dropped tail
         raise DataError(f"{path}:1: incomplete header line", HINT_INTERRUPTED)

@@ -10,14 +10,14 @@ from __future__ import annotations
 import os
 import platform
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
 
 from cairn_action import __version__
-from cairn_action.config import SAMPLE_CORPUS_DIR, LoadedConfig, config_hash
+from cairn_action.config import SAMPLE_CORPUS_DIR, Config, LoadedConfig, config_hash
 from cairn_action.errors import ConfigError, DataError
 from cairn_action.golden.load import golden_warnings, load_golden
 from cairn_action.golden.models import GoldenCase, GoldenSet
@@ -53,6 +53,35 @@ class RunOptions:
     shard: ShardSpec | None = None
     artifact: Path | None = None
     """None: resume the newest unfinished artifact of this run in reports/runs, or start a new one."""
+    sampling: Literal["baseline", "candidate"] = "baseline"
+    """`baseline` (a plain `cairn eval`, what the default branch commits): every critical case is asked
+    `gate.baseline_samples` times, so a later gate can tell a lucky baseline answer from a real one.
+    `candidate` (`cairn eval --baseline`): `run.repeats` asks per case, then confirmation."""
+    confirm: Mapping[str, int] = field(default_factory=dict)
+    """Case id -> total asks wanted after confirmation (only cases whose verdict changed)."""
+
+
+def is_deterministic(answerer: object, judge: object) -> bool:
+    """Both declare they answer the same way every time: asking a case again can only repeat itself."""
+    return getattr(answerer, "deterministic", False) is True and getattr(judge, "deterministic", False) is True
+
+
+def sample_plan(
+    cases: Sequence[GoldenCase], config: Config, options: RunOptions, *, deterministic: bool
+) -> dict[str, int]:
+    """How many times each case is asked. A deterministic system is asked once: a repeat costs time and
+    says nothing new."""
+    if deterministic:
+        return {c.id: 1 for c in cases}
+    repeats = config.run.repeats
+    critical = set(config.gate.critical_tags)
+    plan = {}
+    for case in cases:
+        n = repeats
+        if options.sampling == "baseline" and critical.intersection(case.tags):
+            n = max(n, config.gate.baseline_samples)
+        plan[case.id] = max(n, options.confirm.get(case.id, 0))
+    return plan
 
 
 def environment() -> Environment:
@@ -104,7 +133,8 @@ def _unfinished(runs_dir: Path, stem: str, header: RunHeader, log: TextIO) -> Pa
         except DataError as exc:
             log.write(f"note: not resuming {exc.message}\n")
             continue
-        if header.n_cases is not None and len(artifact.records) < header.n_cases:
+        first_pass = sum(1 for r in artifact.records if r.sample == 0)
+        if header.n_cases is not None and first_pass < header.n_cases:
             return path
     return None
 
@@ -196,6 +226,7 @@ def run_evaluation(
         depth=config.retrieval.depth,
         started_at=start_time.strftime("%Y-%m-%dT%H:%M:%SZ"),
         environment=environment(),
+        deterministic=is_deterministic(answerer, judge),
     )
     deps = CaseDeps(
         store=store,
@@ -219,6 +250,7 @@ def run_evaluation(
             max_concurrency=config.run.max_concurrency,
             progress=progress,
             log=log,
+            samples=sample_plan(cases, config, options, deterministic=header.deterministic),
         )
     finally:
         services.close()

@@ -33,6 +33,7 @@ class LexicalJudge:
 
     name = "lexical"
     rule_version = RULE_VERSION
+    deterministic = True
 
     def __init__(self, f1_threshold: float = 0.5) -> None:
         if not 0.0 <= f1_threshold <= 1.0:

@@ -57,6 +57,9 @@ class RunHeader(_Model):
     depth: int
     started_at: str
     environment: Environment
+    deterministic: bool = False
+    """The answerer and the judge both declare that they answer the same way every time (the stub and
+    the lexical judge): one sample per case is then the whole truth, and no case is asked twice."""
 
 
 class RetrievedChunk(_Model):
@@ -119,6 +122,10 @@ class CaseRecord(_Model):
 
     kind: Literal["case"] = "case"
     case_id: str
+    sample: int = Field(default=0, ge=0)
+    """Which ask of the case this is: 0 is the first pass (every aggregate metric reads it); 1, 2, ...
+    are repeats (`run.repeats`), baseline samples of critical cases and confirmation re-asks. Each
+    sample has its own cache key, so a rerun of the same samples is still free."""
     golden_line: int | None = Field(default=None, ge=1)
     """The case's line in golden.jsonl: the artifact's order, kept so merged shards sort like one run."""
     answerable: bool

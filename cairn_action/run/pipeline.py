@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,10 +64,18 @@ class _Answered:
     """Wall time this run spent on the call (a cache read when the result was cached)."""
 
 
+def sample_key(key: str, sample: int) -> str:
+    """The cache key of one sample: the first ask keeps the answerer's own key (so caches written before
+    repeats existed stay valid), later asks get keys of their own, so a repeat is a fresh answer."""
+    if sample == 0:
+        return key
+    return hashlib.sha256(f"{key}\0sample\0{sample}".encode()).hexdigest()
+
+
 def _answer(deps: CaseDeps, request: AnswerRequest) -> _Answered:
     """Ask the answerer through the cache; a hit makes no provider call."""
     answerer = deps.answerer
-    key = answerer.request_key(request)
+    key = sample_key(answerer.request_key(request), request.sample)
     started = deps.clock()
     result, call = cached_call(
         deps.cache,
@@ -84,14 +93,19 @@ def _answer(deps: CaseDeps, request: AnswerRequest) -> _Answered:
     return _Answered(result=result, call=call, elapsed_ms=elapsed_ms)
 
 
-def run_case(case: GoldenCase, deps: CaseDeps) -> CaseRecord:
+def run_case(case: GoldenCase, deps: CaseDeps, sample: int = 0) -> CaseRecord:
     """Run one case and return its record (never raises for a provider failure; see the module doc).
 
     latency_ms is the case's wall time, except that a cached answer counts the latency of the provider
     call that produced it: a rerun from the cache reports the system's latency, not the disk's.
     """
     started = deps.clock()
-    base = {"case_id": case.id, "golden_line": deps.golden_lines.get(case.id), "answerable": case.answerable}
+    base = {
+        "case_id": case.id,
+        "sample": sample,
+        "golden_line": deps.golden_lines.get(case.id),
+        "answerable": case.answerable,
+    }
     if case.id in deps.stale:
         return CaseRecord(**base, status="stale", error=STALE_MESSAGE)
     if is_retrieving_target(deps.answerer):  # the user's own system retrieves for itself: run/target_case.py
@@ -114,7 +128,9 @@ def run_case(case: GoldenCase, deps: CaseDeps) -> CaseRecord:
         "first_overlap_rank": first_rank,
     }
 
-    request = AnswerRequest(case_id=case.id, question=case.question, hits=tuple(hits[: deps.top_k]))
+    request = AnswerRequest(
+        case_id=case.id, question=case.question, hits=tuple(hits[: deps.top_k]), sample=sample
+    )
     try:
         answered = _answer(deps, request)
     except InfrastructureError as exc:

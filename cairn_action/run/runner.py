@@ -10,7 +10,7 @@ the same configuration produce the same file apart from latency.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,31 +33,47 @@ class RunOutcome:
     path: Path
     header: RunHeader
     records: tuple[CaseRecord, ...]
-    resumed_ids: frozenset[str]
-    """Cases whose records were kept from an earlier, interrupted run of the same artifact."""
+    """Every sample of every case, in golden file order then sample order."""
+    resumed_ids: frozenset[tuple[str, int]]
+    """(case, sample) records kept from an earlier, interrupted run of the same artifact."""
+
+    @property
+    def first_pass(self) -> tuple[CaseRecord, ...]:
+        """Sample 0 of every case: what the aggregate metrics read."""
+        return tuple(r for r in self.records if r.sample == 0)
 
     @property
     def resumed(self) -> int:
-        return len(self.resumed_ids)
+        return sum(1 for _, sample in self.resumed_ids if sample == 0)
 
     @property
     def counts(self) -> Counter[str]:
-        return Counter(r.status for r in self.records)
+        return Counter(r.status for r in self.first_pass)
 
     @property
     def failed(self) -> list[str]:
-        return [r.case_id for r in self.records if r.status == "error"]
+        return [r.case_id for r in self.first_pass if r.status == "error"]
+
+    def calls_made(self) -> tuple[int, int]:
+        """Provider calls this process made and served from the cache (resumed records left out)."""
+        calls = [c for r in self.records if (r.case_id, r.sample) not in self.resumed_ids for c in r.calls]
+        made = sum(1 for c in calls if not c.cached)
+        return made, len(calls) - made
 
     def summary(self) -> list[str]:
         """The end-of-run lines: counts by status, provider calls, failures."""
         counts = self.counts
         parts = ", ".join(f"{counts[s]} {s if s != 'error' else 'failed'}" for s in STATUSES)
-        lines = [f"{len(self.records)} cases: {parts}"]
+        first = self.first_pass
+        lines = [f"{len(first)} cases: {parts}"]
         if self.resumed:
             lines[0] += f" ({self.resumed} resumed from the artifact)"
-        calls = [c for r in self.records if r.case_id not in self.resumed_ids for c in r.calls]
-        made = sum(1 for c in calls if not c.cached)
-        lines.append(f"provider calls this run: {made} made, {len(calls) - made} served from the cache")
+        extra = len(self.records) - len(first)
+        if extra:
+            asked = len({r.case_id for r in self.records if r.sample})
+            lines.append(f"{extra} more sample(s) of {asked} case(s)")
+        made, cached = self.calls_made()
+        lines.append(f"provider calls this run: {made} made, {cached} served from the cache")
         failed = self.failed
         if failed:
             shown = ", ".join(failed[:10]) + (", ..." if len(failed) > 10 else "")
@@ -101,8 +117,9 @@ def _resume(
         )
     if retried:
         log.write(f"{path}: retrying {retried} case{'s' if retried > 1 else ''} that failed\n")
-    if len(kept) < len(cases):
-        log.write(f"resuming {path}: {len(kept)} of {len(cases)} cases already done\n")
+    first = sum(1 for r in kept if r.sample == 0)
+    if first < len(cases):
+        log.write(f"resuming {path}: {first} of {len(cases)} cases already done\n")
     if artifact.dropped is not None or retried:
         write_artifact(path, artifact.header, kept)  # atomically drop the broken tail and the failures
     return artifact.header, kept
@@ -117,30 +134,40 @@ def execute_run(
     max_concurrency: int,
     progress: Progress,
     log: TextIO,
+    samples: Mapping[str, int] | None = None,
 ) -> RunOutcome:
     """Run `cases` (in golden file order) into the artifact at `path`, resuming it if it exists.
 
-    Work already recorded is never redone and never lost: each record is on disk before the next one
-    is counted, and an exception (a bug, Ctrl-C) leaves every finished record in the artifact.
+    `samples` says how many asks a case gets (default 1); records already there are kept, including
+    samples beyond what is asked now. Work already recorded is never redone and never lost: each record
+    is on disk before the next one is counted, and an exception (a bug, Ctrl-C) leaves every finished
+    record in the artifact.
     """
     path = Path(path)
-    done: dict[str, CaseRecord] = {}
+    wanted = samples or {}
+    done: dict[tuple[str, int], CaseRecord] = {}
     if path.exists():
         header, kept = _resume(path, header, cases, log)
-        done = {r.case_id: r for r in kept}
+        done = {(r.case_id, r.sample): r for r in kept}
         appender = ArtifactAppender(path)
     else:
         appender = ArtifactAppender.create(path, header)
     resumed = frozenset(done)
-    pending = [c for c in cases if c.id not in done]
-    progress.start(len(cases), len(resumed))
+    pending = [
+        (case, sample)
+        for sample in range(max([1, *wanted.values()]))  # first passes before repeats
+        for case in cases
+        if sample < wanted.get(case.id, 1) and (case.id, sample) not in done
+    ]
+    total = sum(wanted.get(c.id, 1) for c in cases)
+    progress.start(total, total - len(pending))
     with appender, ThreadPoolExecutor(max_workers=max(1, min(max_concurrency, len(pending)))) as pool:
-        futures = [pool.submit(run_case, case, deps) for case in pending]
+        futures = [pool.submit(run_case, case, deps, sample) for case, sample in pending]
         try:
             for future in as_completed(futures):
                 record = future.result()
                 appender.append(record)
-                done[record.case_id] = record
+                done[(record.case_id, record.sample)] = record
                 progress.advance(record)
         except BaseException:
             # Cases not started yet are dropped; those in flight finish (their answers reach the cache).
@@ -148,6 +175,9 @@ def execute_run(
             raise
         finally:
             progress.finish()
-    ordered = tuple(done[c.id] for c in cases)
+    by_case: dict[str, list[CaseRecord]] = {}
+    for key in sorted(done, key=lambda k: k[1]):
+        by_case.setdefault(key[0], []).append(done[key])
+    ordered = tuple(record for c in cases for record in by_case[c.id])
     write_artifact(path, header, ordered)
     return RunOutcome(path=path, header=header, records=ordered, resumed_ids=resumed)

@@ -137,16 +137,17 @@ def _check_records(artifact: RunArtifact, spec: ShardSpec) -> None:
                 "the artifact was edited or written by another Cairn version",
             )
     expected = artifact.header.n_cases
-    if expected is not None and len(artifact.records) != expected:
+    cases = len({r.case_id for r in artifact.records})
+    if expected is not None and cases != expected:
         raise DataError(
-            f"{artifact.path}: shard {spec} is unfinished: {len(artifact.records)} of {expected} cases",
+            f"{artifact.path}: shard {spec} is unfinished: {cases} of {expected} cases",
             "run the same `cairn eval --shard` command again to finish it, then merge",
         )
 
 
-def _order(record: CaseRecord) -> tuple[int, str]:
+def _order(record: CaseRecord) -> tuple[int, str, int]:
     # Golden file order, as an unsharded run writes it; hand-made records without a line sort last by id.
-    return (record.golden_line if record.golden_line is not None else 1 << 62, record.case_id)
+    return (record.golden_line if record.golden_line is not None else 1 << 62, record.case_id, record.sample)
 
 
 def merge(artifacts: Sequence[RunArtifact]) -> MergedRun:
@@ -161,18 +162,19 @@ def merge(artifacts: Sequence[RunArtifact]) -> MergedRun:
         )
     _refuse_different_identity(artifacts)
     _check_shards(artifacts)
-    seen: dict[str, RunArtifact] = {}
+    seen: dict[tuple[str, int], RunArtifact] = {}
     records: list[CaseRecord] = []
     for artifact in artifacts:
         spec = parse_shard(artifact.header.shard or "")
         _check_records(artifact, spec)
         for record in artifact.records:
-            if record.case_id in seen:
+            key = (record.case_id, record.sample)
+            if key in seen:
                 raise DataError(
-                    f"case {record.case_id} is in {seen[record.case_id].path} and {artifact.path}",
+                    f"case {record.case_id} is in {seen[key].path} and {artifact.path}",
                     "merge the shards of one run, each once",
                 )
-            seen[record.case_id] = artifact
+            seen[key] = artifact
             records.append(record)
     records.sort(key=_order)
     notes = []
@@ -192,7 +194,7 @@ def merge(artifacts: Sequence[RunArtifact]) -> MergedRun:
     header = first.model_copy(
         update={
             "shard": None,
-            "n_cases": len(records),
+            "n_cases": len({r.case_id for r in records}),
             "started_at": min(a.header.started_at for a in artifacts),
         }
     )

@@ -79,7 +79,9 @@ def run_target_case(case: GoldenCase, deps: CaseDeps, base: dict[str, Any]) -> C
     located = case.answerable and bool(spans) and len(spans) == len(case.support) and every_span
     support = {"support_chunk_ids": support_ids, "support_located": located}
     try:
-        result = target.ask(AnswerRequest(case_id=case.id, question=case.question, hits=()))
+        result = target.ask(
+            AnswerRequest(case_id=case.id, question=case.question, hits=(), sample=base.get("sample", 0))
+        )
     except InfrastructureError as exc:
         latency = (deps.clock() - started) * 1000.0
         return CaseRecord(**base, **support, status="error", error=exc.message, latency_ms=latency)

@@ -62,6 +62,16 @@ class CaseOutcome:
         return self.n_claims_verified / self.n_claims if self.n_claims else None
 
 
+def is_right(outcome: CaseOutcome) -> bool | None:
+    """Right: answered correctly when answerable, abstained when not. None when it is no evidence
+    (stale, or an error: a provider failure says nothing about the answer)."""
+    if outcome.status in ("stale", "error"):
+        return None
+    if outcome.status == "abstained":
+        return not outcome.answerable
+    return outcome.answerable and outcome.correct is True
+
+
 def is_wrong_if_answered(record: CaseRecord, case: GoldenCase) -> bool:
     """Whether this case's answer counts as wrong: always for an unanswerable case, else unless the
     judge said correct (an answer with no verdict cannot count as right)."""

@@ -243,9 +243,28 @@ def _report(cases: list[PerCase], **overrides: object) -> Report:
             provider="stub",
             golden_hash="9d1c0ffee0000000000000000000000000000000000000000000000000000001",
             gate_policy=POLICY,
+            deterministic=True,  # the stub: one sample per case is the whole truth
         ),
     )
     return report.model_copy(update=overrides)
+
+
+def _noisy(cases: list[PerCase], samples: dict[str, tuple[int, int]], **overrides: object) -> Report:
+    """A report of a system that is not deterministic (an LLM at temperature > 0): critical cases carry
+    (right, of) sample counts; every other case one sample."""
+    rows = []
+    for c in cases:
+        right = (c.status == "abstained") != c.answerable and (c.status != "answered" or bool(c.correct))
+        n_right, n = samples.get(c.case_id, (int(right), 1))
+        agreement = max(n_right, n - n_right) / n if n else None
+        rows.append(c.model_copy(update={"n_samples": n, "n_right": n_right, "agreement": agreement}))
+    report = _report(rows, **overrides)
+    notes = report.notes.model_copy(update={"deterministic": False, "provider": "openai"})
+    return report.model_copy(update={"notes": notes})
+
+
+# The noisy baseline: every critical case asked 3 times (gate.baseline_samples), all right.
+_NOISY_BASELINE = {"ret-008": (3, 3), "una-001": (3, 3), "una-002": (3, 3), "una-003": (0, 3)}
 
 
 def _with(cases: list[PerCase], changes: dict[str, dict[str, object]]) -> list[PerCase]:
@@ -391,6 +410,57 @@ def _variants() -> dict[str, Callable[[], Report]]:
             **later,
         ),
         "golden_v2": lambda: _report(base, golden_version="2", **later),
+        "noisy_baseline": lambda: _noisy(base, _NOISY_BASELINE),
+        # The safety answer was wrong on the first ask, and right on the 4 confirmation re-asks: flaky.
+        "noisy_flaky": lambda: _noisy(
+            _with(
+                base,
+                {
+                    "ret-008": {
+                        "answer_text": "No, it is milk-free",
+                        "correct": False,
+                        "token_f1": 0.2,
+                        "exact_match": False,
+                    }
+                },
+            ),
+            {**_NOISY_BASELINE, "ret-008": (4, 5)},
+            **later,
+        ),
+        # The safety answer is wrong on all 5 asks, right on all 3 of the baseline's: a confirmed loss.
+        "noisy_lost": lambda: _noisy(
+            _with(
+                base,
+                {
+                    "ret-008": {
+                        "answer_text": "No, it is milk-free",
+                        "correct": False,
+                        "token_f1": 0.2,
+                        "exact_match": False,
+                    }
+                },
+            ),
+            {**_NOISY_BASELINE, "ret-008": (0, 5)},
+            **later,
+        ),
+        # The safety case errored on every ask (provider down): incomplete, never a regression.
+        "noisy_errored": lambda: _noisy(
+            _with(
+                base,
+                {
+                    "ret-008": {
+                        "status": "error",
+                        "answer_text": None,
+                        "correct": None,
+                        "token_f1": None,
+                        "exact_match": None,
+                        "error": "provider unreachable after 4 retries",
+                    }
+                },
+            ),
+            {**_NOISY_BASELINE, "ret-008": (0, 0)},
+            **later,
+        ),
         "golden_edited": lambda: _report(
             base,
             notes=_report(base).notes.model_copy(

@@ -1,0 +1,87 @@
+"""A case asked more than once: its first sample carries every metric, all its samples carry the evidence.
+
+The aggregates of a report (recall, F1, answer rate, ...) read each case's first sample, so a report is
+one run of the system whatever the repeats; the per-case `n_samples` / `n_right` say how often the case
+was right over all its samples, which is what the gate weighs a change on.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cairn_action.golden.models import GoldenCase
+from cairn_action.report.models import ExtraSamples, SampleOutcome
+from cairn_action.run.models import CaseRecord
+from cairn_action.score.outcome import CaseOutcome, is_right, score_case
+from cairn_action.squad import normalize_answer
+
+_ABSTAINED = "\0abstained"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The per-case fields of the report that summarise every sample of a case."""
+
+    n_samples: int
+    n_right: int | None
+    agreement: float | None
+    samples: list[SampleOutcome]
+
+
+def first_samples(records: Sequence[CaseRecord]) -> tuple[list[CaseRecord], dict[str, list[CaseRecord]]]:
+    """Sample 0 of every case, and the later samples of each case (in sample order)."""
+    first = [r for r in records if r.sample == 0]
+    later: dict[str, list[CaseRecord]] = {}
+    for record in sorted((r for r in records if r.sample > 0), key=lambda r: r.sample):
+        later.setdefault(record.case_id, []).append(record)
+    return first, later
+
+
+def _answer_key(outcome: CaseOutcome, record: CaseRecord) -> str:
+    if outcome.status == "abstained":
+        return _ABSTAINED
+    return normalize_answer(record.answer_text or "")
+
+
+def evidence(
+    first: CaseOutcome,
+    first_record: CaseRecord,
+    later: Sequence[CaseRecord],
+    case: GoldenCase,
+    *,
+    threshold: float | None,
+) -> Evidence:
+    """Score the later samples under the same threshold as the first and count the right ones."""
+    scored = [(first, first_record)] + [(score_case(r, case, threshold=threshold), r) for r in later]
+    usable = [(o, r) for o, r in scored if is_right(o) is not None]
+    if first.status == "stale":
+        return Evidence(n_samples=1, n_right=None, agreement=None, samples=[])
+    n_right = sum(1 for o, _ in usable if is_right(o))
+    answers = Counter(_answer_key(o, r) for o, r in usable)
+    agreement = max(answers.values()) / len(usable) if usable else None
+    samples = [
+        SampleOutcome(
+            sample=r.sample,
+            status=o.status,
+            right=is_right(o),
+            confidence=o.confidence,
+            answer_text=r.answer_text,
+        )
+        for o, r in scored[1:]
+    ]
+    return Evidence(n_samples=len(usable), n_right=n_right, agreement=agreement, samples=samples)
+
+
+def extra_samples_note(later: dict[str, list[CaseRecord]]) -> ExtraSamples:
+    """What the samples beyond the first cost."""
+    records = [r for rs in later.values() for r in rs]
+    calls = [c for r in records for c in r.calls if not c.cached]
+    costs = [c.cost_usd for c in calls]
+    return ExtraSamples(
+        samples=len(records),
+        cases=len(later),
+        calls=len(calls),
+        cost_usd=None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 10),
+    )
