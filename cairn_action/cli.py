@@ -98,6 +98,14 @@ def build_parser() -> argparse.ArgumentParser:
         "this config in reports/runs/, else reports/runs/<config>-<UTC>.jsonl)",
     )
     ev.add_argument("--shard", metavar="I/N", help="run only shard I of N (a stable slice by case id)")
+    ev.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="REPORT",
+        help="the baseline report this run will be gated against: after the first pass, re-ask every case "
+        "whose verdict differs from the baseline's ([gate] confirm_samples of the baseline) and retry the "
+        "errored ones once. Without it, every critical case is asked [gate] baseline_samples times",
+    )
     _add_no_progress(ev)
     ev.set_defaults(handler=evaluate.cmd_eval)
 

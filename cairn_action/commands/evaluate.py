@@ -128,6 +128,58 @@ def _as_run(outcome: RunOutcome, cwd: Path) -> LoadedRun:
     )
 
 
+def _confirm(
+    loaded: LoadedConfig,
+    options: RunOptions,
+    outcome: RunOutcome,
+    baseline_path: Path,
+    *,
+    cwd: Path,
+    no_progress: bool,
+) -> RunOutcome:
+    """Re-ask the cases whose verdict differs from the baseline's (and retry the errored ones once).
+
+    The number of re-asks is the *baseline's* `[gate] confirm_samples`, so a pull request cannot opt
+    out of the evidence its changes are judged on.
+    """
+    from dataclasses import replace
+
+    from cairn_action.gate import policy_of
+    from cairn_action.gate.confirm import confirmation_plan
+    from cairn_action.report.io import read_report
+    from cairn_action.report.pipeline import score_run
+
+    baseline = read_report(baseline_path)
+    if options.shard is not None:
+        print("note: --baseline with --shard: confirmation needs every case; score the merged shards")
+        return outcome
+    if outcome.header.deterministic and not outcome.failed:
+        return outcome  # asking a deterministic system again can only repeat its answers
+    provisional = score_run(
+        loaded, _as_run(outcome, cwd), which=options.split, created_at=utc_now(), cairn_version=__version__
+    )
+    asked: dict[str, int] = {}
+    for record in outcome.records:
+        asked[record.case_id] = asked.get(record.case_id, 0) + 1
+    extra = policy_of(baseline, source=str(baseline_path)).confirm_samples
+    plan = confirmation_plan(baseline, provisional, extra=extra, asked=asked)
+    if not plan and not outcome.failed:
+        print("confirmation: no case's verdict differs from the baseline's; nothing to re-ask")
+        return outcome
+    before = outcome.calls_made()[0]
+    confirmed = _evaluate(
+        loaded, replace(options, artifact=outcome.path, confirm=plan), cwd=cwd, no_progress=no_progress
+    )
+    made = confirmed.calls_made()[0]
+    print(
+        f"confirmation: re-asked {len(plan)} case(s) whose verdict differs from the baseline's "
+        f"({sum(plan.values()) - sum(asked[c] for c in plan)} more samples, {made} provider call(s); "
+        f"{before} in the first pass)"
+        + (f", retried {len(outcome.failed)} errored case(s)" if outcome.failed else "")
+    )
+    return confirmed
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from cairn_action.run.evaluation import RunOptions
     from cairn_action.run.shard import parse_shard
@@ -137,10 +189,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         split=split,
         shard=parse_shard(args.shard) if args.shard else None,
         artifact=args.artifact,
+        sampling="candidate" if args.baseline is not None else "baseline",
     )
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
     outcome = _evaluate(loaded, options, cwd=cwd, no_progress=args.no_progress)
+    if args.baseline is not None:
+        outcome = _confirm(
+            loaded, options, outcome, Path(args.baseline), cwd=cwd, no_progress=args.no_progress
+        )
     for line in outcome.summary():
         print(line)
     print(f"run artifact: {shown(outcome.path, cwd)}")

@@ -237,7 +237,9 @@ def compare(
 
     before_by_id = {c.case_id: c for c in baseline.per_case}
     after_by_id = {c.case_id: c for c in candidate.per_case}
-    deterministic = baseline.notes.deterministic and candidate.notes.deterministic
+    # A deterministic side's one sample is its exact success rate (0 or 1), so a change against it needs
+    # no further evidence: the single-sample rule applies when either side is deterministic.
+    deterministic = baseline.notes.deterministic or candidate.notes.deterministic
     pairs: list[tuple[PerCase, PerCase]] = []
     changes: list[CaseChange] = []
     not_compared: list[str] = []
@@ -320,6 +322,7 @@ def compare(
         answered_after=answered_after,
         errors_after=errors_after,
         deterministic=deterministic,
+        candidate_deterministic=candidate.notes.deterministic,
         critical_max_p=critical_max_p,
         extra_calls=extra.calls,
         extra_cost_usd=extra.cost_usd,

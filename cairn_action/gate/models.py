@@ -211,7 +211,10 @@ class Comparison(_Model):
     errors_after: int = 0
     """... and of those, wrong."""
     deterministic: bool = False
-    """Both reports came from a deterministic system: one sample per case is the whole truth."""
+    """Either report came from a deterministic system, whose one sample per case is its exact success
+    rate: a critical case that broke is lost without further evidence."""
+    candidate_deterministic: bool = False
+    """The candidate is deterministic: its slice's error among answered is judged as it stands."""
     critical_max_p: float = 0.1
     errored: list[CaseRef] = Field(default_factory=list)
     """Shared cases that errored in the candidate: no evidence, so the verdict cannot be a pass."""

@@ -219,7 +219,7 @@ def _guarantee_reason(
     alpha = f" above the target {spec.format(comparison.alpha)}" if comparison.alpha is not None else ""
     error = spec.format(metrics["error_rate_answered"].candidate)
     evidence = ""
-    if not comparison.deterministic and comparison.alpha is not None:
+    if not comparison.candidate_deterministic and comparison.alpha is not None:
         n, wrong = comparison.answered_after, comparison.errors_after
         p = float(binom.sf(wrong - 1, n, comparison.alpha)) if n else 1.0
         if p >= policy.max_p_value:

@@ -24,6 +24,7 @@ _OUTCOME_TITLES = (
     ("broke", "Broke: right before, wrong now"),
     ("fixed", "Fixed: wrong before, right now"),
     ("changed", "Changed while still wrong"),
+    ("flaky", "Flaky: changed on the first ask, not on the re-asks (not counted as broke or fixed)"),
 )
 
 
@@ -81,11 +82,17 @@ def rank(value: int | None) -> str:
     return NONE if value is None else str(value)
 
 
+def samples(side: CaseSide) -> str:
+    """`right in 3 of 5 samples`, the evidence a verdict on several samples rests on."""
+    return f"right in {side.n_right} of {side.n_samples} sample{'' if side.n_samples == 1 else 's'}"
+
+
 def _side(side: CaseSide, budget: Budget) -> str:
+    evidence = f"; {samples(side)}" if side.n_samples > 1 else ""
     if side.status == "answered":
         answer = escape_text(side.answer_text, limit=budget.field, empty="(empty answer)")
-        return f"{answer} (conf {conf(side.confidence)})"
-    return f"{escape_text(side.status)} (conf {conf(side.confidence)})"
+        return f"{answer} (conf {conf(side.confidence)}{evidence})"
+    return f"{escape_text(side.status)} (conf {conf(side.confidence)}{evidence})"
 
 
 def _cited(side: CaseSide) -> str:
@@ -159,6 +166,7 @@ def case_sections(comparison: Comparison, budget: Budget) -> list[Section]:
         summary = f"Retrieval: support left the top {k} for {lost}, entered it for {len(moved) - lost}"
         sections.append(Section(summary=summary, table=body, omitted=omitted))
     refs = [("added", r) for r in comparison.added] + [("removed", r) for r in comparison.removed]
+    refs += [("errored", r) for r in comparison.errored]
     if refs:
         rows = [
             [
@@ -170,6 +178,8 @@ def case_sections(comparison: Comparison, budget: Budget) -> list[Section]:
         ]
         body, omitted = table(("", "case", "question"), rows, len(refs))
         summary = f"Cases added ({len(comparison.added)}) or removed ({len(comparison.removed)})"
+        if comparison.errored:
+            summary += f", errored in this PR ({len(comparison.errored)})"
         sections.append(Section(summary=summary, table=body, omitted=omitted))
     return sections
 
@@ -287,6 +297,8 @@ def critical_cases(comparison: Comparison, budget: Budget) -> tuple[list[Critica
             ["support rank", rank(c.baseline.support_rank), rank(c.candidate.support_rank)],
             ["cited", _cited(c.baseline), _cited(c.candidate)],
         ]
+        if c.loss_p is not None:
+            rows.append(["samples", samples(c.baseline), samples(c.candidate)])
         views.append(
             CriticalView(
                 title=_cell(c),

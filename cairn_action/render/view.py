@@ -20,6 +20,7 @@ _VERDICT = {
     "regression": "❌ Cairn: regression",
     "overridden": "⚠️ Cairn: regression, overridden",
     "refused": "⛔ Cairn: refused to compare",
+    "incomplete": "⏳ Cairn: incomplete, rerun needed",
 }
 
 
@@ -92,6 +93,18 @@ def _statistics(s: Statistics) -> tuple[str, tuple[str, ...]]:
     return line, tuple(escape_text(n, limit=400) for n in notes)
 
 
+def _samples_footer(comparison: Comparison) -> list[str]:
+    """What asking again cost (confirmation re-asks, repeats); nothing for a deterministic system."""
+    if comparison.candidate_deterministic or not comparison.extra_samples:
+        return []
+    cost = comparison.extra_cost_usd
+    spent = "cost unknown" if cost is None else f"${cost:.4f}"
+    return [
+        f"{comparison.extra_samples} extra sample(s) (confirmation and repeats): "
+        f"{comparison.extra_calls} provider call(s), {spent}"
+    ]
+
+
 def _override(result: GateResult, budget: Budget) -> str:
     o = result.decision.override
     if o is None:
@@ -132,6 +145,7 @@ def build_view(
             f"split {escape_text(ident.split, limit=20)}",
             "thresholds from the baseline's config",
         ]
+        + _samples_footer(comparison)
     )
     notes = tuple(escape_text(n, limit=400) for n in (*comparison.notes, *decision.notes))
     common = dict(

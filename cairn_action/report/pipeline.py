@@ -70,18 +70,12 @@ class WrittenReport:
     latest: Path
 
 
-def report_from_run(
-    loaded: LoadedConfig,
-    run: LoadedRun,
-    *,
-    which: SplitName,
-    reports_dir: Path,
-    created_at: str,
-    cairn_version: str,
-) -> WrittenReport:
-    """Score `run` over slice `which` with the committed calibration, and write both report files."""
+def score_run(
+    loaded: LoadedConfig, run: LoadedRun, *, which: SplitName, created_at: str, cairn_version: str
+) -> Report:
+    """Score `run` over slice `which` with the committed calibration; writes nothing."""
     golden = load_golden(loaded.golden_path)
-    report = build_report(
+    return build_report(
         header=run.header,
         records=run.records,
         golden=golden,
@@ -93,6 +87,19 @@ def report_from_run(
         cairn_version=cairn_version,
         where=run.where,
     )
+
+
+def report_from_run(
+    loaded: LoadedConfig,
+    run: LoadedRun,
+    *,
+    which: SplitName,
+    reports_dir: Path,
+    created_at: str,
+    cairn_version: str,
+) -> WrittenReport:
+    """Score `run` over slice `which` with the committed calibration, and write both report files."""
+    report = score_run(loaded, run, which=which, created_at=created_at, cairn_version=cairn_version)
     kept, latest = write_report(report, reports_dir)
     return WrittenReport(report=report, kept=kept, latest=latest)
 

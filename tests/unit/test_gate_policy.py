@@ -101,11 +101,12 @@ def test_gate__abstention_guarantee_met_before_not_now__fails() -> None:
     assert "33.3% above the target 25.0%" in reason.message
 
 
-def test_gate__critical_case_missing_from_candidate__fails() -> None:
+def test_gate__case_missing_from_candidate__incomplete_exit_3_never_a_pass() -> None:
     decision = gate("missing_case").decision
+    assert (decision.status, decision.exit_code) == ("incomplete", 3)
     (reason,) = decision.reasons
-    assert (reason.code, reason.subject) == ("critical_case_lost", "una-002")
-    assert "missing from the candidate" in reason.message
+    assert reason.code == "case_missing"
+    assert "una-002" in reason.message and "missing from the candidate" in reason.message
 
 
 def test_gate__only_fixes_and_changes__passes_with_counts() -> None:

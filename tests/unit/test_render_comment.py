@@ -27,9 +27,11 @@ def _history() -> list[Report]:
     return [read_report(p) for p in sorted((REPORTS / "history").glob("default-*.json"))]
 
 
-def _render(candidate: str, *, override: Override | None = None, with_trend: bool = True) -> str:
+def _render(
+    candidate: str, *, override: Override | None = None, with_trend: bool = True, baseline: str = "baseline"
+) -> str:
     trend = build_trend(_history(), report(candidate)) if with_trend else None
-    return render_comment(gate(candidate, override=override), trend=trend)
+    return render_comment(gate(candidate, override=override, baseline=baseline), trend=trend)
 
 
 CASES = {
@@ -39,8 +41,14 @@ CASES = {
     "refused_golden_version.md": ("golden_v2", None),
     "pass_improved.md": ("improved", None),
     "regression_recall.md": ("recall_drop", None),
-    "regression_missing_case.md": ("missing_case", None),
+    "incomplete_missing_case.md": ("missing_case", None),
     "pass_other_machine.md": ("slow_other_machine", None),
+}
+# A system that is not deterministic, gated on its samples (the baseline asked critical cases 3 times).
+NOISY = {
+    "pass_flaky_critical.md": "noisy_flaky",
+    "regression_confirmed_loss.md": "noisy_lost",
+    "incomplete_errored.md": "noisy_errored",
 }
 
 
@@ -48,6 +56,12 @@ CASES = {
 def test_render__fixture__matches_expected_markdown(expected: str) -> None:
     candidate, override = CASES[expected]
     assert_matches_expected(expected, _render(candidate, override=override))
+
+
+@pytest.mark.parametrize("expected", sorted(NOISY))
+def test_render__noisy_system__shows_the_samples_behind_each_verdict(expected: str) -> None:
+    text = _render(NOISY[expected], baseline="noisy_baseline", with_trend=False)
+    assert_matches_expected(expected, text)
 
 
 def _html(tokens: list) -> list[str]:

@@ -1,0 +1,36 @@
+"""Which cases to ask again before the gate decides: those whose verdict differs from the baseline's.
+
+One sample of a system that is not deterministic is a coin toss for every borderline case; re-asking
+only the cases that changed makes the cost proportional to the change, not to the golden set. Pure: the
+caller runs the re-asks (`cairn eval --baseline`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from cairn_action.gate.compare import refusals
+from cairn_action.gate.outcome import verdict
+from cairn_action.report.models import Report
+
+
+def confirmation_plan(
+    baseline: Report, provisional: Report, *, extra: int, asked: Mapping[str, int]
+) -> dict[str, int]:
+    """Case id -> total asks wanted, for every shared case whose verdict differs from the baseline's.
+
+    `asked` is how many times each case has been asked so far; `extra` the baseline policy's
+    `confirm_samples`. Incomparable reports (another corpus, golden set or split) confirm nothing: the
+    gate will refuse them anyway.
+    """
+    if extra <= 0 or refusals(baseline, provisional):
+        return {}
+    before = {c.case_id: c for c in baseline.per_case}
+    plan = {}
+    for after in provisional.per_case:
+        base = before.get(after.case_id)
+        if base is None or base.status in ("stale", "error") or after.status in ("stale", "error"):
+            continue
+        if verdict(after) != verdict(base):
+            plan[after.case_id] = asked.get(after.case_id, 1) + extra
+    return plan
