@@ -44,6 +44,8 @@ def calibrate(
         status=fit.status,
         threshold=fit.threshold,
         k_min=fit.k_min,
+        start=fit.start,
+        start_rule=fit.start_rule,
         n_calibration=fit.n,
         n_with_confidence=fit.n_with_confidence,
         answered=fit.answered,

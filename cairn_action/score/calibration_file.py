@@ -80,6 +80,10 @@ class CalibrationFile(BaseModel):
     """None when not achievable."""
     k_min: int
     """Fewest answered cases that can pass with zero errors at (alpha, delta)."""
+    start: int | None = None
+    """The answered count at which the fixed sequence began (chosen from confidences alone)."""
+    start_rule: str = "zero_error"
+    """`zero_error` (start at k_min) or `one_error` (start at the fewest that can pass with one error)."""
     n_calibration: int
     """Scored calibration cases (stale ones left out)."""
     n_with_confidence: int

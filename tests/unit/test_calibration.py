@@ -128,3 +128,37 @@ def test_simulation__certified_threshold_holds_guarantee__naive_does_not(
     assert violations / draws <= delta  # the guarantee: at most delta of draws certify a bad threshold
     assert naive_violations / draws > 0.3  # the naive rule fails about half the time (metrics.md: ~0.5)
     assert certified / draws > 0.4  # and the procedure is not vacuous: it does answer
+
+
+@pytest.mark.parametrize("start", ["one_error", "auto"])
+@pytest.mark.parametrize(("scale", "alpha", "n_cal"), [(0.5, 0.1, 400), (0.8, 0.2, 100)])
+def test_simulation__later_label_free_start__holds_guarantee(
+    start: str, scale: float, alpha: float, n_cal: int
+) -> None:
+    delta, draws = 0.1, 150
+    rng = np.random.Generator(np.random.PCG64(20261201))
+    violations = 0
+    for _ in range(draws):
+        conf = rng.uniform(0.0, 1.0, n_cal)
+        wrong = rng.uniform(0.0, 1.0, n_cal) < scale * (1 - conf) ** 1.5
+        fit = fit_threshold(conf.tolist(), wrong.tolist(), alpha=alpha, delta=delta, start=start)  # type: ignore[arg-type]
+        violations += fit.threshold is not None and _true_selective_risk(fit.threshold, scale) > alpha
+    assert violations / draws <= delta
+
+
+def test_fit__auto_start__one_error_start_on_a_large_set_survives_an_early_error() -> None:
+    # 200 confident cases, the 3rd most confident one wrong: the k_min start (22 at alpha 0.1) tests
+    # 22 answers with 1 error and stops at once; auto starts at the one-error count (38) and certifies.
+    conf = [1.0 - i / 1000 for i in range(200)]
+    wrong = [i == 2 for i in range(200)]
+    zero = fit_threshold(conf, wrong, alpha=0.1, delta=0.1, start="zero_error")
+    auto = fit_threshold(conf, wrong, alpha=0.1, delta=0.1)
+    assert zero.status == "not_achievable" and zero.start == 22
+    assert (auto.status, auto.start_rule, auto.start) == ("certified", "one_error", 38)
+    assert auto.answered > 38
+
+
+def test_fit__auto_start__small_set_keeps_the_zero_error_start() -> None:
+    conf = [1.0 - i / 100 for i in range(40)]
+    fit = fit_threshold(conf, [False] * 40, alpha=0.1, delta=0.1)
+    assert (fit.start_rule, fit.start) == ("zero_error", 22)
