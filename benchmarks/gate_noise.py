@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from cairn_action.cli import main as cairn  # noqa: E402
 
-TARGET = '''
+TARGET = """
 import json, os, random
 
 _rng = random.SystemRandom()
@@ -70,7 +70,7 @@ def answer(question):
     if right:
         return {"answer": None, "abstained": True, "passages": passages}
     return {"answer": "Yes, it is.", "confidence": 0.9, "passages": passages}
-'''
+"""
 
 CONFIG = """name = "noisy"
 target = "python:noisy_target:answer"
@@ -89,7 +89,9 @@ def truth_table(work: Path) -> tuple[Path, dict]:
     report = json.loads((ROOT / "reports/latest/default.json").read_text())
     golden = {
         c["id"]: c
-        for c in (json.loads(line) for line in (ROOT / "golden/golden.jsonl").read_text().splitlines() if line)
+        for c in (
+            json.loads(line) for line in (ROOT / "golden/golden.jsonl").read_text().splitlines() if line
+        )
     }
     table = {}
     for c in report["per_case"]:
@@ -127,7 +129,14 @@ def evaluate(work: Path, name: str, p: float, broken: list[str], baseline: Path 
     )
     os.environ["NOISE_P"] = str(p)
     os.environ["NOISE_BROKEN"] = json.dumps(broken)
-    argv = ["eval", "--config", str(run / "cairn.toml"), "--no-progress", "--artifact", str(run / "run.jsonl")]
+    argv = [
+        "eval",
+        "--config",
+        str(run / "cairn.toml"),
+        "--no-progress",
+        "--artifact",
+        str(run / "run.jsonl"),
+    ]
     if baseline is not None:
         argv += ["--baseline", str(baseline)]
     cwd = Path.cwd()
@@ -164,8 +173,10 @@ def main() -> None:
     answerable_right = sorted(c["id"] for c in table.values() if c["answerable"] and c["right"])
     safety_right = sorted(c["id"] for c in table.values() if c["right"] and "safety" in c["tags"])
     n_drop = round(0.1 * sum(c["answerable"] for c in table.values()))
-    print(f"{len(table)} cases, {sum(c['right'] for c in table.values())} right; drop breaks {n_drop} of "
-          f"{len(answerable_right)} right answerable cases, lose2 2 of {len(safety_right)} right safety cases")
+    print(
+        f"{len(table)} cases, {sum(c['right'] for c in table.values())} right; drop breaks {n_drop} of "
+        f"{len(answerable_right)} right answerable cases, lose2 2 of {len(safety_right)} right safety cases"
+    )
     print("| p | candidate | pairs | gate failed | by reason | extra calls / changed case (median) |")
     print("|---|---|---|---|---|---|")
     started = time.monotonic()
@@ -196,8 +207,11 @@ def main() -> None:
             ratios = sorted(r for _, _, r in rows)
             median = ratios[len(ratios) // 2] if ratios else 0.0
             label = {"null": "same system (false alarm)", "drop": "10 points worse", "lose2": "2 safety lost"}
-            print(f"| {p:g} | {label[kind]} | {len(rows)} | {fails / len(rows):.1%} | "
-                  f"{', '.join(f'{k} {v}' for k, v in sorted(by.items())) or '-'} | {median:.1f} |", flush=True)
+            print(
+                f"| {p:g} | {label[kind]} | {len(rows)} | {fails / len(rows):.1%} | "
+                f"{', '.join(f'{k} {v}' for k, v in sorted(by.items())) or '-'} | {median:.1f} |",
+                flush=True,
+            )
     print(f"({time.monotonic() - started:.0f} s)")
     shutil.rmtree(work)
 

@@ -144,8 +144,8 @@ def build_view(
             f"corpus {escape_text(ident.corpus_hash[:12], limit=12)}",
             f"split {escape_text(ident.split, limit=20)}",
             "thresholds from the baseline's config",
+            *_samples_footer(comparison),
         ]
-        + _samples_footer(comparison)
     )
     notes = tuple(escape_text(n, limit=400) for n in (*comparison.notes, *decision.notes))
     common = dict(

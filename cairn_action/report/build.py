@@ -27,8 +27,8 @@ from cairn_action.report.models import (
     RetrievalMetrics,
     TagStats,
 )
-from cairn_action.run.models import CaseRecord, RunHeader
 from cairn_action.report.samples import Evidence, evidence, extra_samples_note, first_samples
+from cairn_action.run.models import CaseRecord, RunHeader
 from cairn_action.score.calibration_file import CalibrationFile, system_hash
 from cairn_action.score.outcome import CaseOutcome
 from cairn_action.score.scorecard import Scorecard, score_records

@@ -63,7 +63,9 @@ class RunOptions:
 
 def is_deterministic(answerer: object, judge: object) -> bool:
     """Both declare they answer the same way every time: asking a case again can only repeat itself."""
-    return getattr(answerer, "deterministic", False) is True and getattr(judge, "deterministic", False) is True
+    return (
+        getattr(answerer, "deterministic", False) is True and getattr(judge, "deterministic", False) is True
+    )
 
 
 def sample_plan(
