@@ -248,7 +248,8 @@ def failures(comparison: Comparison, policy: GateConfig) -> tuple[list[Reason], 
     for c in comparison.critical_not_credible:
         notes.append(
             f"critical case {c.case_id} broke on its first sample but not on the evidence: "
-            f"{samples_evidence(c)} (one-sided Fisher exact p = {c.loss_p:.3g} > {comparison.critical_max_p:g})"
+            f"{samples_evidence(c)} (one-sided Fisher exact p = {c.loss_p:.3g} > "
+            f"{comparison.critical_max_p:g})"
         )
     return reasons, notes
 

@@ -2,7 +2,8 @@
 
 Fixed-sequence testing with exact binomial p-values: walk the distinct calibration confidences from the
 highest down, starting at the first threshold that answers at least `start` cases, and accept each
-threshold whose p-value P(Binomial(n_j, alpha) <= e_j) is at most delta; stop at the first that fails. The last accepted threshold t satisfies, with probability at least
+threshold whose p-value P(Binomial(n_j, alpha) <= e_j) is at most delta; stop at the first that fails.
+The last accepted threshold t satisfies, with probability at least
 1 - delta over the draw of the calibration set, "error rate among answered <= alpha" for the rule
 "answer iff confidence >= t" (assuming calibration and deployment cases are exchangeable and higher
 confidence is never less reliable). Nothing accepted means the guarantee is not achievable here.
