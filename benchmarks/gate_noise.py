@@ -161,6 +161,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=40)
     parser.add_argument("--p", type=float, nargs="*", default=[0.0, 0.02, 0.05, 0.10])
     parser.add_argument("--seed", type=int, default=12, help="which cases a worse candidate breaks")
+    parser.add_argument("--kinds", nargs="*", default=["null", "drop", "lose2"], help="candidates to run")
     args = parser.parse_args()
     if not (ROOT / "data/sample").is_dir():
         quiet(["corpus", "generate", "--out", str(ROOT / "data/sample"), "--seed", "7"])
@@ -181,7 +182,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     started = time.monotonic()
     for p in args.p:
-        results: dict[str, list[tuple[bool, list[str], float]]] = {"null": [], "drop": [], "lose2": []}
+        results: dict[str, list[tuple[bool, list[str], float]]] = {k: [] for k in args.kinds}
         for i in range(args.pairs):
             pair = work / f"p{p}-{i}"
             pair.mkdir()

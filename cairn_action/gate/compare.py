@@ -301,6 +301,7 @@ def compare(
 
     tags = _tag_deltas(pairs, critical_tags, retrieval_k)
     answered_after, errors_after = _answered_errors(candidate)
+    answered_before, errors_before = _answered_errors(baseline)
     extra = candidate.notes.extra_samples
     return Comparison(
         **identities,
@@ -321,6 +322,8 @@ def compare(
         alpha=candidate.abstention.alpha,
         answered_after=answered_after,
         errors_after=errors_after,
+        answered_before=answered_before,
+        errors_before=errors_before,
         deterministic=deterministic,
         candidate_deterministic=candidate.notes.deterministic,
         critical_max_p=critical_max_p,

@@ -210,6 +210,8 @@ class Comparison(_Model):
     """Candidate cases answered (first samples), for the evidence behind the abstention rule."""
     errors_after: int = 0
     """... and of those, wrong."""
+    answered_before: int = 0
+    errors_before: int = 0
     deterministic: bool = False
     """Either report came from a deterministic system, whose one sample per case is its exact success
     rate: a critical case that broke is lost without further evidence."""

@@ -101,3 +101,28 @@ def test_confirmation_plan__only_cases_whose_verdict_differs__asked_the_baseline
     assert plan == {"ret-008": 5}
     assert confirmation_plan(baseline, baseline, extra=4, asked={}) == {}
     assert confirmation_plan(baseline, first_pass, extra=0, asked={}) == {}
+
+
+def _wrong(candidate_ids: set[str]):  # noqa: ANN202 - a small local helper
+    baseline = report("noisy_baseline")
+    wrong = {"answer_text": "30 days", "correct": False, "token_f1": 0.0, "exact_match": False, "n_right": 0}
+    rows = [c.model_copy(update=wrong) if c.case_id in candidate_ids else c for c in baseline.per_case]
+    return baseline, baseline.model_copy(update={"per_case": rows})
+
+
+def test_gate__noisy_system_error_among_answered_crosses_alpha_by_one_answer__no_guarantee_failure() -> None:
+    baseline, candidate = _wrong({"ret-001"})  # 2 wrong of 9 answered -> 3 of 9, above alpha 0.25
+    candidate = candidate.model_copy(
+        update={"abstention": candidate.abstention.model_copy(update={"guarantee_met": False})}
+    )
+    decision = run_gate(baseline, candidate).decision
+    assert "guarantee_lost" not in {r.code for r in decision.reasons}
+
+
+def test_gate__noisy_system_error_among_answered_clearly_worse__guarantee_lost_with_the_evidence() -> None:
+    baseline, candidate = _wrong({"ret-001", "ret-002", "ret-003", "ret-004", "ret-005"})
+    candidate = candidate.model_copy(
+        update={"abstention": candidate.abstention.model_copy(update={"guarantee_met": False})}
+    )
+    (reason,) = [r for r in run_gate(baseline, candidate).decision.reasons if r.code == "guarantee_lost"]
+    assert "7 wrong of 9 answered, the baseline 2 of 9" in reason.message
