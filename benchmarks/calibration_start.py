@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cairn_action.score.calibration import fit_threshold  # noqa: E402
+from cairn_action.score.calibration import fit_threshold
 
 GRID = np.linspace(0.0, 1.0, 20001)
 RULES = ("zero_error", "one_error", "auto")

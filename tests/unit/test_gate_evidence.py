@@ -103,7 +103,7 @@ def test_confirmation_plan__only_cases_whose_verdict_differs__asked_the_baseline
     assert confirmation_plan(baseline, first_pass, extra=0, asked={}) == {}
 
 
-def _wrong(candidate_ids: set[str]):  # noqa: ANN202 - a small local helper
+def _wrong(candidate_ids: set[str]):
     baseline = report("noisy_baseline")
     wrong = {"answer_text": "30 days", "correct": False, "token_f1": 0.0, "exact_match": False, "n_right": 0}
     rows = [c.model_copy(update=wrong) if c.case_id in candidate_ids else c for c in baseline.per_case]
