@@ -366,7 +366,7 @@ def _problems(text: str, exc: ValidationError) -> tuple[list[tuple[int | None, s
             if close:
                 suggestions.append(f"did you mean '{'.'.join((*loc[:-1], close[0]))}' for '{where}'?")
         else:
-            problems.append((line, f"'{where}': {err['msg']}"))
+            problems.append((line, f"'{where}': {err['msg'].removeprefix('Value error, ')}"))
     return problems, suggestions
 
 

@@ -149,6 +149,7 @@ def run_evaluation(
     make_dirs(loaded.cache_dir, what="the provider cache (run.cache_dir)")
     if options.artifact is not None:
         check_output_file(cwd / options.artifact, what="the run artifact")
+        make_dirs((cwd / options.artifact).parent, what="the run artifact's folder")
     else:
         make_dirs(cwd / RUNS_DIR, what="the run artifacts folder")
     # Budget, prices, rate limits and HTTP connections shared by the answerer and the judge.
