@@ -74,9 +74,13 @@ def read_bytes(path: Path, *, what: str, hint: str = HINT_PATH, limit: int) -> b
     readable regular file of at most `limit` bytes."""
     path = Path(path)
     try:
+        # stat before open: opening a FIFO would wait for a writer forever.
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder")
+        if not stat.S_ISREG(mode):
+            raise DataError(f"{_shown(path)}: cannot read {what}: not a regular file", hint)
         with path.open("rb") as handle:
-            if not _is_regular(handle):
-                raise DataError(f"{_shown(path)}: cannot read {what}: not a regular file", hint)
             data = handle.read(limit + 1)
     except DataError:
         raise
@@ -89,10 +93,6 @@ def read_bytes(path: Path, *, what: str, hint: str = HINT_PATH, limit: int) -> b
     if len(data) > limit:
         raise DataError(f"{_shown(path)}: {what} is larger than {_size(limit)}", hint)
     return data
-
-
-def _is_regular(handle: IO[bytes]) -> bool:
-    return stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
 
 
 def _size(n: int) -> str:
@@ -246,6 +246,16 @@ def check_output_file(path: Path, *, what: str, hint: str = HINT_WRITE) -> None:
     path = Path(path)
     if is_dir(path):
         raise DataError(f"{_shown(path)}: cannot write {what}: it is a folder, not a file", hint)
+    try:
+        # Replacing a device or a FIFO (as root, /dev/null itself) with a regular file would be a disaster.
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise DataError(f"{_shown(path)}: cannot write {what}: not a regular file", hint)
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # a new file (a part of the path that is a file is found by check_output_dir below)
+    except OSError as exc:  # a symlink loop, a name too long, ...
+        raise DataError(f"{_shown(path)}: cannot write {what}: {os_reason(exc)}", hint) from None
+    except ValueError:
+        raise DataError(f"{_shown(path)!r}: cannot write {what}: not a valid path", hint) from None
     if len(path.name.encode()) > 200:  # the temporary file beside it adds a prefix and a suffix
         raise DataError(f"{_shown(path)}: cannot write {what}: the file name is too long", hint)
     check_output_dir(path.parent, what=f"the folder for {what}", hint=hint)

@@ -24,6 +24,7 @@ from cairn_action.files import (
     atomic_writer,
     check_output_file,
     fsync_dir,
+    is_file,
     os_reason,
     parse_json,
     read_bytes,
@@ -154,6 +155,8 @@ def read_artifact(path: Path, *, drop_incomplete_tail: bool = False) -> RunArtif
 
 def read_header(path: Path) -> RunHeader | None:
     """The header of an artifact, or None when its first line is not a valid header (for discovery)."""
+    if not is_file(path):  # a FIFO would block the open; a folder or a device is no artifact
+        return None
     try:
         with Path(path).open("rb") as handle:
             first = handle.readline()

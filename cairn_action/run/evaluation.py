@@ -162,6 +162,7 @@ def run_evaluation(
             answerer = create_answerer(config.provider, env, source=loaded.source, services=services)
     except ConfigError as exc:
         raise loaded.located(exc) from None
+    golden = load_golden(loaded.golden_path)  # before the sample corpus is written: bad input writes nothing
     corpus_dir = loaded.corpus_dir
     # The generated sample is data/sample under the project (variant configs in configs/ name it
     # ../data/sample); it is written on first use and kept equal to the generator's output.
@@ -170,7 +171,6 @@ def run_evaluation(
         if done is not None:
             log.write(done + "\n")
     corpus = load_corpus(corpus_dir)
-    golden = load_golden(loaded.golden_path)
     warnings = golden_warnings(golden)
     if warnings:
         log.write(f"note: the golden set has {len(warnings)} warning(s); `cairn golden check` lists them\n")

@@ -70,6 +70,9 @@ def snapshot(folder: Path) -> dict[str, str]:
             if path.is_symlink():
                 found[rel] = "-> " + os.readlink(path)
                 continue
+            if not path.is_file():  # a FIFO: reading it would wait for a writer
+                found[rel] = "special"
+                continue
             try:
                 found[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
             except OSError as exc:
