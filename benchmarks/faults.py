@@ -46,6 +46,7 @@ GOLDEN = REPO / "golden" / "golden.jsonl"
 N_CASES = 120
 KEY_ENV = "CAIRN_FAULTS_KEY"
 TIMEOUT_S = 1.0
+EVAL_FLAGS = ("--split", "all", "--no-progress")
 
 
 class FaultyServer(FakeOpenAIServer):
@@ -125,18 +126,7 @@ max_concurrency = {concurrency}
 def cairn_eval(folder: Path) -> subprocess.Popen[str]:
     env = {**os.environ, KEY_ENV: "sk-faults-0000000000"}
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "cairn_action",
-            "eval",
-            "--config",
-            "cairn.toml",
-            "--run-only",
-            "--split",
-            "all",
-        ]
-        + ["--no-progress"],
+        [sys.executable, "-m", "cairn_action", "eval", "--config", "cairn.toml", "--run-only", *EVAL_FLAGS],
         cwd=folder,
         env=env,
         stdout=subprocess.PIPE,
@@ -222,8 +212,8 @@ def scenario_concurrent(workdir: Path, corpus: Path, args: argparse.Namespace) -
         folder = workdir / "concurrent"
         write_config(folder, corpus, server, args.concurrency)
         first, second = cairn_eval(folder), cairn_eval(folder)
-        (out1, err1), (out2, err2) = first.communicate(), second.communicate()
-        refused = [e for e in (err1, err2) if "already running" in e]
+        errs = [first.communicate()[1], second.communicate()[1]]
+        refused = [line for e in errs for line in e.splitlines() if "already running" in line]
         runs = sorted((folder / "reports" / "runs").glob("*.jsonl"))
         recs = records(runs[-1] if runs else None)
         return {
