@@ -19,6 +19,11 @@ class ExitCode(IntEnum):
     INTERNAL = 70  # a bug in Cairn (BSD's EX_SOFTWARE): never 1, which would read as "the gate failed"
 
 
+class InternalError(Exception):
+    """A bug seen from outside: a child `cairn` process that exited 70. Deliberately not a CairnError, so
+    the entry point reports it as the bug it is (traceback, where to report, exit 70)."""
+
+
 BUG_REPORT_URL = "https://github.com/owner/cairn/issues"
 """Where an internal error asks to be reported (the repository the README's workflows use)."""
 
