@@ -208,6 +208,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
+    check_output_file(loaded.calibration_path, what="the calibration file")  # before the paid run
     if args.runs:
         run = _read_runs(args.runs)
     else:

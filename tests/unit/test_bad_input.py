@@ -402,31 +402,37 @@ def test_golden__question_only_a_nul__blank_exit_2_naming_the_line(ws: Workspace
     assert f"{ws.golden}:9: case nul: 'question' is blank" in ran.err
 
 
-def test_report__duplicate_case_ids__refused_not_a_pass(ws: Workspace) -> None:
-    report = ws.report()
+def _duplicate_ids(report: dict) -> None:
     report["per_case"] = report["per_case"] + report["per_case"][:1] * 50
-    _write_report(ws.candidate, report)
-    ran = _gate(ws)
-    assert_user_error(ran, ws.candidate)
-    assert "repeats case" in ran.error_line
 
 
-def test_report__correct_is_the_string_yes__refused(ws: Workspace) -> None:
-    report = ws.report()
+def _correct_is_yes(report: dict) -> None:
     report["per_case"][0]["correct"] = "yes"
-    _write_report(ws.candidate, report)
-    ran = _gate(ws)
-    assert_user_error(ran, ws.candidate)
-    assert "per_case.0.correct" in ran.error_line
 
 
-def test_report__no_schema_version__refused(ws: Workspace) -> None:
-    report = ws.report()
+def _no_schema_version(report: dict) -> None:
     del report["schema_version"]
-    _write_report(ws.baseline, report)
+
+
+@pytest.mark.parametrize(
+    ("damage", "side", "problem"),
+    [
+        (_duplicate_ids, "candidate", "repeats case"),
+        (_correct_is_yes, "candidate", "per_case.0.correct"),
+        (_no_schema_version, "baseline", "'schema_version' is missing"),
+    ],
+    ids=["duplicate-case-ids-once-a-pass", "correct-is-yes", "no-schema-version"],
+)
+def test_report__damage_once_accepted__refused_naming_the_report(
+    ws: Workspace, damage: object, side: str, problem: str
+) -> None:
+    report = ws.report()
+    damage(report)  # type: ignore[operator]
+    path = ws.candidate if side == "candidate" else ws.baseline
+    _write_report(path, report)
     ran = _gate(ws)
-    assert_user_error(ran, ws.baseline)
-    assert "'schema_version' is missing" in ran.error_line
+    assert_user_error(ran, path)
+    assert problem in ran.error_line
 
 
 def test_gate__baseline_with_empty_per_case__refused_not_a_pass(ws: Workspace) -> None:
