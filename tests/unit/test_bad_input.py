@@ -571,3 +571,9 @@ def test_eval__valid_workspace__still_exit_0(ws: Workspace) -> None:
     ran = cli(ws.eval_args(), ws.root)
     assert ran.code == 0, ran.err
     assert os.path.isfile(ws.root / "reports" / "latest" / "tiny.json")
+
+
+def test_config__llm_judge_without_a_chat_api__error_names_file_and_judge_line(ws: Workspace) -> None:
+    ws.write_config('[judge]\nname = "llm"')  # the stub provider is no chat API for the judge to use
+    ran = cli(ws.eval_args(), ws.root)
+    assert_user_error(ran, f"{ws.config}:2: judge.provider: the LLM judge needs a chat API")
