@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import re
 import sys
+import traceback
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from cairn_action.errors import CairnError
+from cairn_action.errors import CairnError, ExitCode, internal_error_message
 from cairn_action.gh.context import ActionContext, load_context, read_event
 from cairn_action.gh.evaluate import evaluator
 from cairn_action.gh.gateway import GitHubGateway
@@ -153,3 +154,17 @@ def main(env: Mapping[str, str] | None = None) -> int:
         return int(exc.exit_code)
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug: the check fails as an internal error, never as a regression
+        return internal_error(workflow, exc)
+
+
+def internal_error(workflow: Workflow, exc: Exception) -> int:
+    """Report an uncaught exception: the traceback in the log, an `internal error` annotation saying where
+    to report it, `verdict: internal-error`, and exit 70, which no verdict uses."""
+    traceback.print_exc(file=sys.stderr)
+    workflow.error(internal_error_message(exc), title="Cairn: internal error")
+    try:
+        workflow.set_output("verdict", "internal-error")
+    except OSError:
+        pass  # the outputs file itself may be what failed
+    return int(ExitCode.INTERNAL)

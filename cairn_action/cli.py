@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
 from cairn_action import __version__
 from cairn_action.commands import decide, evaluate, github
-from cairn_action.errors import CairnError
+from cairn_action.errors import CairnError, ExitCode, internal_error_message
 
 # The argument groups several commands share: one definition each, so their flags and help agree.
 
@@ -135,8 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument(
         "--history",
         type=Path,
-        default=Path("reports"),
-        help="folder of committed reports for the trend chart (default: reports)",
+        help="folder of committed reports for the trend chart (default: reports, when it exists)",
     )
     gate.add_argument("--override-label", help="override: the label applied (must be the baseline's)")
     gate.add_argument("--override-actor", help="override: who applied it")
@@ -274,3 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug: keep the traceback, and an exit code of its own
+        traceback.print_exc(file=sys.stderr)
+        print(internal_error_message(exc), file=sys.stderr)
+        return int(ExitCode.INTERNAL)

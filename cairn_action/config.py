@@ -13,28 +13,79 @@ import json
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from cairn_action.errors import ConfigError
+from cairn_action.errors import CairnError, ConfigError
+from cairn_action.files import LIMIT_CONFIG, exists, is_file, read_text
 
 DEFAULT_CONFIG_FILE = "cairn.toml"
 DEFAULT_CONFIG_NAME = "default"
 SAMPLE_CORPUS_DIR = "data/sample"
 
 
+def _not_blank(value: str) -> str:
+    if not value.strip() or "\0" in value:
+        raise ValueError("must not be empty or blank")
+    return value
+
+
+def _http_url(value: str) -> str:
+    """An http(s) URL that requests can send to: a scheme, a host, a valid port, no spaces."""
+    from urllib.parse import urlsplit
+
+    problem = "must be an http:// or https:// URL with a host, like http://localhost:8000/v1"
+    if any(ch.isspace() or not ch.isprintable() for ch in value):
+        raise ValueError(problem + " (no spaces or control characters)")
+    try:
+        parts = urlsplit(value)
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        raise ValueError(problem + " (the port is not a number from 1 to 65535)") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
+        raise ValueError(problem)
+    from requests.exceptions import RequestException
+    from requests.models import PreparedRequest
+
+    try:
+        PreparedRequest().prepare_url(value, None)
+    except (RequestException, ValueError, UnicodeError) as exc:
+        raise ValueError(f"{problem} ({str(exc)[:80]})") from None
+    return value
+
+
+def _target_spec(value: str) -> str:
+    if value.startswith("python:"):
+        module, _, function = value.removeprefix("python:").partition(":")
+        dotted = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+        if not (dotted.match(module) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", function)):
+            raise ValueError("must be python:package.module:function")
+        return value
+    if value.startswith(("http://", "https://")):
+        return _http_url(value)
+    raise ValueError("must be python:package.module:function or an http(s):// URL")
+
+
+NonBlank = Annotated[str, AfterValidator(_not_blank)]
+HttpUrl = Annotated[str, AfterValidator(_http_url)]
+TargetSpec = Annotated[str, AfterValidator(_target_spec)]
+
+
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Strict: TOML has real types, so a string where a number belongs ("5") or a boolean where an integer
+    # belongs (true) is a mistake, not something to coerce; and nan or inf is never a setting. Every section
+    # (and every field added to one) inherits this.
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
 class CorpusConfig(_Section):
-    path: str = SAMPLE_CORPUS_DIR
+    path: NonBlank = SAMPLE_CORPUS_DIR
     """Folder of documents, relative to the config file's folder (or absolute)."""
 
 
 class GoldenConfig(_Section):
-    path: str = "golden/golden.jsonl"
+    path: NonBlank = "golden/golden.jsonl"
     """golden.jsonl (with golden.version beside it) or a folder holding it."""
 
 
@@ -60,27 +111,27 @@ class RetrievalConfig(_Section):
 
 
 class ProviderConfig(_Section):
-    name: str = "stub"
-    model: str = "stub-extractive-v1"
-    base_url: str | None = None
-    api_key_env: str | None = None
+    name: Literal["stub", "openai", "anthropic"] = "stub"
+    model: NonBlank = "stub-extractive-v1"
+    base_url: HttpUrl | None = None
+    api_key_env: NonBlank | None = None
     """Name of the environment variable holding the API key; the key itself never goes in a file."""
-    temperature: float = 0.0
-    max_tokens: int = 512
-    timeout_s: float = 60.0
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    max_tokens: int = Field(default=512, ge=1)
+    timeout_s: float = Field(default=60.0, gt=0.0, le=3600.0)
     max_retries: int = Field(default=4, ge=0, le=20)
     requests_per_minute: int | None = Field(default=None, ge=1)
 
 
 class JudgeConfig(_Section):
-    name: str = "lexical"
+    name: Literal["lexical", "llm"] = "lexical"
     """`lexical` (deterministic, the default) or `llm` (a model grades answers under a versioned rubric)."""
-    model: str | None = None
+    model: NonBlank | None = None
     """The LLM judge's model; default: [provider] model when the judge uses the answering provider."""
-    provider: str | None = None
+    provider: Literal["openai", "anthropic"] | None = None
     """The LLM judge's API (`openai` or `anthropic`); default: [provider] name, base_url and api_key_env."""
-    base_url: str | None = None
-    api_key_env: str | None = None
+    base_url: HttpUrl | None = None
+    api_key_env: NonBlank | None = None
     """Name of the environment variable holding the judge's API key (never the key itself)."""
     f1_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
     """Lexical judge: an answer is correct when it contains the expected answer or reaches this token F1."""
@@ -88,7 +139,7 @@ class JudgeConfig(_Section):
 
 class RunConfig(_Section):
     max_concurrency: int = Field(default=4, ge=1, le=256)
-    cache_dir: str = ".cairn/cache"
+    cache_dir: NonBlank = ".cairn/cache"
     repeats: int = Field(default=1, ge=1, le=50)
     """Asks per case (each a distinct sample with its own cache key). A case's verdict rests on its
     samples; 1 keeps the first-pass cost, and confirmation re-asks only what changed. A deterministic
@@ -151,7 +202,7 @@ class PriceConfig(_Section):
 class Config(_Section):
     name: str = Field(default=DEFAULT_CONFIG_NAME, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
     description: str = ""
-    target: str | None = None
+    target: TargetSpec | None = None
     """The user's own system: `python:package.module:function` or `http(s)://...`; None uses `provider`."""
     corpus: CorpusConfig = Field(default_factory=CorpusConfig)
     golden: GoldenConfig = Field(default_factory=GoldenConfig)
@@ -209,6 +260,29 @@ class LoadedConfig(BaseModel):
     def cache_dir(self) -> Path:
         return self.resolve(self.config.run.cache_dir)
 
+    def where(self, loc: tuple[str, ...]) -> str:
+        """`file:line` of the key at `loc` in the config file (its table's line when the key is absent),
+        `file` when neither is found, and `the default config` for the embedded one."""
+        if self.source is None:
+            return "the default config"
+        try:
+            text = read_text(self.source, what="config", limit=LIMIT_CONFIG)
+        except CairnError:
+            return str(self.source)
+        line = _line_of(text, loc)
+        return f"{self.source}" if line is None else f"{self.source}:{line}"
+
+    def located(self, exc: CairnError) -> CairnError:
+        """`exc` with the config file and line in front when its message starts with a key of this config
+        (`target: ...`, `provider.api_key_env ...`) and does not name the file yet."""
+        match = re.match(r"^([a-z_]+(?:\.[a-z_]+)*)[: ]", exc.message)
+        if match is None or (self.source is not None and exc.message.startswith(str(self.source))):
+            return exc
+        loc = tuple(match.group(1).split("."))
+        if loc[0] not in Config.model_fields:
+            return exc
+        return type(exc)(f"{self.where(loc)}: {exc.message}", exc.hint, exit_code=exc.exit_code)
+
     @property
     def calibration_path(self) -> Path:
         if self.config.calibration.path:
@@ -254,20 +328,32 @@ def _dotted(text: str) -> tuple[str, ...]:
 
 
 def _line_of(text: str, loc: tuple[str, ...]) -> int | None:
-    """Best-effort line of the key at `loc` in a TOML text (tables and dotted keys; not inline tables)."""
+    """Best-effort line of the key at `loc` in a TOML text (tables and dotted keys; not inline tables).
+
+    A key that is absent (a missing field) falls back to the line of the longest part of `loc` that is
+    there: `prices."m".output` missing points at `[prices."m"]`.
+    """
+    best: tuple[int, int] | None = None  # (matched parts, line)
     table: tuple[str, ...] = ()
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         header = _TABLE_HEADER.match(line)
         if header:
             table = _dotted(header.group(1))
-            if table == loc:
-                return number
-            continue
-        key = _KEY_LINE.match(line)
-        if key and (table + _dotted(key.group(1)))[: len(loc)] == loc:
+            found = table
+        else:
+            key = _KEY_LINE.match(line)
+            if not key:
+                continue
+            found = table + _dotted(key.group(1))
+        if found[: len(loc)] == loc:
             return number
-    return None
+        shared = 0
+        while shared < min(len(found), len(loc)) and found[shared] == loc[shared]:
+            shared += 1
+        if shared == len(found) and shared and (best is None or shared > best[0]):
+            best = (shared, number)
+    return None if best is None else best[1]
 
 
 def _known_keys(loc: tuple[str, ...]) -> list[str]:
@@ -295,7 +381,7 @@ def _problems(text: str, exc: ValidationError) -> tuple[list[tuple[int | None, s
             if close:
                 suggestions.append(f"did you mean '{'.'.join((*loc[:-1], close[0]))}' for '{where}'?")
         else:
-            problems.append((line, f"'{where}': {err['msg']}"))
+            problems.append((line, f"'{where}': {err['msg'].removeprefix('Value error, ')}"))
     return problems, suggestions
 
 
@@ -322,15 +408,15 @@ def load_config(path: Path | None, *, cwd: Path | None = None) -> LoadedConfig:
     cwd = cwd or Path.cwd()
     if path is None:
         candidate = cwd / DEFAULT_CONFIG_FILE
-        if not candidate.is_file():
+        if not is_file(candidate):
             return embedded_default(cwd)
         path = candidate
-    if not path.is_file():
+    if not exists(path):
         raise ConfigError(f"{path}: config file not found", "pass --config FILE, or omit it for the default")
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not valid UTF-8 (byte {exc.start})", "save the file as UTF-8") from None
+        text = read_text(path, what="config", limit=LIMIT_CONFIG, bom=False)
+    except CairnError as exc:
+        raise ConfigError(exc.message, exc.hint or "pass --config FILE: a readable TOML file") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "cairn_action"
 # golden set resolves its quotes against a corpus while the chunk store uses the resolved spans; and
 # `run.models` (the run artifact's records), the vocabulary providers answer in.
 LAYERS = [
-    {"errors", "squad", "__init__"},
+    {"errors", "files", "squad", "__init__"},
     {"config", "index.corpus", "run.models"},
     {"golden"},
     {"index"},

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from cairn_action import __version__
 from cairn_action.commands.evaluate import shown, utc_now
 from cairn_action.errors import CairnError, ExitCode
+from cairn_action.files import check_output_dir, check_output_file, exists, is_dir, os_reason
 
 if TYPE_CHECKING:
     import argparse
@@ -46,10 +47,21 @@ def _gate_history(folder: Path | None, config_name: str) -> list[Report]:
     """This config's committed reports (`<folder>/<config>-*.json`) for the trend; bad ones are skipped."""
     from cairn_action.report.io import read_report
 
-    if folder is None or not folder.is_dir():
-        return []
+    if folder is None:
+        folder = Path("reports")
+        if not is_dir(folder):
+            return []
+    elif not is_dir(folder):
+        raise CairnError(
+            f"{folder}: --history {'is not a folder' if exists(folder) else 'folder not found'}",
+            "pass --history DIR: the folder of committed reports (reports/), or leave it out",
+        )
     history = []
-    for path in sorted(folder.glob(f"{config_name}-*.json")):
+    try:
+        paths = sorted(folder.glob(f"{config_name}-*.json"))
+    except OSError as exc:
+        raise CairnError(f"{folder}: cannot list --history: {os_reason(exc)}", "make it readable") from None
+    for path in paths:
         try:
             history.append(read_report(path))
         except CairnError as exc:
@@ -78,14 +90,17 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from cairn_action.render.trend import build_trend
     from cairn_action.report.io import dumps, read_report, write_text_atomic
 
+    for out, what in ((args.markdown, "the comment (--markdown)"), (args.json, "the decision (--json)")):
+        if out is not None:
+            check_output_file(out, what=what)
     baseline, candidate = read_report(args.baseline), read_report(args.candidate)
     result = run_gate(baseline, candidate, override=_gate_override(args), source=str(args.baseline))
     trend = build_trend(_gate_history(args.history, candidate.config_name), candidate)
     if args.markdown:
-        write_text_atomic(args.markdown, render_comment(result, trend=trend))
+        write_text_atomic(args.markdown, render_comment(result, trend=trend), what="the comment")
         print(f"comment: {args.markdown}", file=sys.stderr)
     if args.json:
-        write_text_atomic(args.json, dumps(result))
+        write_text_atomic(args.json, dumps(result), what="the decision")
         print(f"decision: {args.json}", file=sys.stderr)
     refusals = result.comparison.refusals
     if refusals:
@@ -104,6 +119,7 @@ def _demo_evaluator(cwd: Path, out_dir: Path) -> Callable[[LoadedConfig], Report
         from cairn_action.run.progress import make_progress
 
         artifact = out_dir / "runs" / f"{loaded.config.name}.jsonl"
+        check_output_file(artifact, what="the demo's run artifact")
         artifact.unlink(missing_ok=True)  # a demo always runs afresh (the provider cache keeps it fast)
         outcome = run_evaluation(
             loaded,
@@ -134,6 +150,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     cwd = Path.cwd()
     out_dir = args.out if args.out.is_absolute() else cwd / args.out
+    for folder in (out_dir, out_dir / "runs", out_dir / "reports", out_dir / "reports" / "latest"):
+        check_output_dir(folder, what="the demo's output folder (--out)")
+    for name in ("comment.md", "gate.json"):
+        check_output_file(out_dir / name, what="the demo's output (--out)")
     evaluate = _demo_evaluator(cwd, out_dir)
     outcome = run_demo(evaluate, base=embedded_default(cwd), out_dir=out_dir, log=sys.stderr)
     print_decision(outcome.result)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from cairn_action import __version__
 from cairn_action.errors import CairnError, ExitCode, InfrastructureError
+from cairn_action.files import check_output_file
 
 if TYPE_CHECKING:
     import argparse
@@ -98,12 +99,14 @@ def _check_gate_metric_names(loaded: LoadedConfig) -> None:
     from cairn_action.score.metrics import METRICS_BY_NAME
 
     gate = loaded.config.gate
-    unknown = sorted((set(gate.max_drop) | set(gate.floors)) - set(METRICS_BY_NAME))
-    if unknown:
-        raise ConfigError(
-            f"{loaded.source or 'the config'}: [gate] names unknown metric(s): {', '.join(unknown)}",
-            f"max_drop and floors take metric names: {', '.join(METRICS_BY_NAME)}",
-        )
+    for table in ("max_drop", "floors"):
+        unknown = sorted(set(getattr(gate, table)) - set(METRICS_BY_NAME))
+        if unknown:
+            raise ConfigError(
+                f"{loaded.where(('gate', table, unknown[0]))}: [gate] {table} names unknown metric(s): "
+                f"{', '.join(unknown)}",
+                f"max_drop and floors take metric names: {', '.join(METRICS_BY_NAME)}",
+            )
 
 
 def _evaluate(loaded: LoadedConfig, options: RunOptions, *, cwd: Path, no_progress: bool) -> RunOutcome:
@@ -187,12 +190,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     split = args.split or ("all" if args.run_only else "eval")
     options = RunOptions(
         split=split,
-        shard=parse_shard(args.shard) if args.shard else None,
+        shard=parse_shard(args.shard) if args.shard is not None else None,
         artifact=args.artifact,
         sampling="candidate" if args.baseline is not None else "baseline",
     )
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
+    if not args.run_only and options.shard is None:  # the report is written after the paid part
+        from cairn_action.report.io import check_reports_dir
+
+        check_reports_dir(cwd / REPORTS_DIR)
     outcome = _evaluate(loaded, options, cwd=cwd, no_progress=args.no_progress)
     if args.baseline is not None:
         outcome = _confirm(
@@ -246,6 +253,9 @@ def _read_runs(paths: Sequence[Path]) -> LoadedRun:
 def cmd_score(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
+    from cairn_action.report.io import check_reports_dir
+
+    check_reports_dir(cwd / args.reports)
     run = _read_runs(args.artifacts)
     return _score_and_report(loaded, run, which=args.split, reports_dir=cwd / args.reports, cwd=cwd)
 
@@ -255,6 +265,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
+    check_output_file(loaded.calibration_path, what="the calibration file")  # before the paid run
     if args.runs:
         run = _read_runs(args.runs)
     else:
@@ -277,6 +288,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     cwd = Path.cwd()
     reports_dir = cwd / args.reports
+    out = cwd / args.out if args.out else reports_dir / "leaderboard.md"
+    check_output_file(out, what="the leaderboard")
     found = read_latest_reports(reports_dir)
     if not found:
         raise CairnError(
@@ -285,7 +298,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         )
     reports = [r for _, r in found]
     out = cwd / args.out if args.out else reports_dir / "leaderboard.md"
-    write_text_atomic(out, render_leaderboard(reports))
+    write_text_atomic(out, render_leaderboard(reports), what="the leaderboard")
     tables = len({group_key(r) for r in reports})
     print(f"leaderboard: {len(reports)} config(s) in {tables} table(s): {shown(out, cwd)}")
     return ExitCode.PASS
@@ -295,6 +308,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from cairn_action.run.artifact import read_artifact, write_artifact
     from cairn_action.run.shard import merge
 
+    check_output_file(Path(args.out), what="the merged run artifact")
     merged = merge([read_artifact(Path(p)) for p in args.artifacts])
     write_artifact(Path(args.out), merged.header, merged.records)
     for note in merged.notes:

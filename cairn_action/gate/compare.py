@@ -99,7 +99,7 @@ def refusals(baseline: Report, candidate: Report) -> list[Refusal]:
                 hint="bump golden.version deliberately when the set changes, then " + _BASELINE_HINT,
             )
         )
-    if not any(c.status != "stale" for c in baseline.per_case):
+    if baseline.per_case and not any(c.status != "stale" for c in baseline.per_case):
         found.append(
             Refusal(
                 code="no_cases",
@@ -117,6 +117,15 @@ def refusals(baseline: Report, candidate: Report) -> list[Refusal]:
                 hint="evaluate both with the same --split (the gate expects `eval`)",
             )
         )
+    for which, report in (("baseline", baseline), ("candidate", candidate)):
+        if not report.per_case:  # "pass: 72 added of 0 cases" would let anything through
+            found.append(
+                Refusal(
+                    code="empty_report",
+                    message=f"the {which} report has no cases (per_case is empty): nothing to compare",
+                    hint=f"evaluate the {which} again with `cairn eval`; an empty report is never a baseline",
+                )
+            )
     return found
 
 

@@ -30,6 +30,7 @@ ReasonCode = Literal[
     "golden_version",
     "golden_hash",
     "split",
+    "empty_report",
     "critical_case_lost",
     "correctness_drop",
     "max_drop",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from cairn_action import __version__
 from cairn_action.config import LoadedConfig
-from cairn_action.errors import CairnError, ExitCode, InfrastructureError
+from cairn_action.errors import CairnError, ExitCode, InfrastructureError, InternalError
 from cairn_action.gh.runtime import Evaluate
 from cairn_action.gh.workflow import Workflow
 from cairn_action.report.models import Report
@@ -75,6 +75,8 @@ def _run(
     message = f"the evaluation of {loaded.config.name} failed (exit {code}): {last[:300]}"
     if code == ExitCode.USAGE:
         raise CairnError(message, "see the evaluation's log above")
+    if code == ExitCode.INTERNAL:  # a bug, not an outage: the step fails as an internal error
+        raise InternalError(message)
     raise InfrastructureError(message, "see the evaluation's log above; a rerun resumes from the artifact")
 
 

@@ -17,6 +17,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from cairn_action.errors import DataError
+from cairn_action.files import (
+    LIMIT_GOLDEN,
+    LIMIT_VERSION,
+    JsonProblem,
+    decode_utf8,
+    exists,
+    is_dir,
+    parse_json,
+    read_bytes,
+    read_text,
+)
 from cairn_action.golden.models import GoldenCase, GoldenSet
 
 GOLDEN_FILE = "golden.jsonl"
@@ -37,6 +48,8 @@ HINT_ANSWERABLE = (
     "an answerable case needs expected_answer and support; "
     "an unanswerable one (answerable: false) has neither"
 )
+MAX_VERSION_CHARS = 128
+HINT_PATH = "pass --golden PATH: the golden.jsonl file, or the folder that holds it"
 HINT_EMPTY = "add cases to the golden set, one JSON object per line"
 HINT_VERSION = f"{VERSION_FILE} holds one line, the version string; bump it on any change to the set"
 
@@ -92,15 +105,15 @@ def problems_error(problems: list[GoldenProblem] | tuple[GoldenProblem, ...], wh
 
 def golden_files(path: Path) -> tuple[Path, Path]:
     """(golden.jsonl, golden.version) for a path naming the JSONL file or the folder that holds it."""
-    if path.is_dir():
+    if is_dir(path):
         jsonl = path / GOLDEN_FILE
-        if not jsonl.is_file():
+        if not exists(jsonl):
             raise DataError(
                 f"{path}: no {GOLDEN_FILE} in this folder",
                 "pass --golden PATH: the golden.jsonl file, or the folder that holds it",
             )
         return jsonl, path / VERSION_FILE
-    if not path.is_file():
+    if not exists(path):
         raise DataError(
             f"{path}: golden set not found",
             "pass --golden PATH: the golden.jsonl file, or the folder that holds it",
@@ -123,9 +136,9 @@ def parse_golden(path: Path) -> ParsedGolden:
     """
     jsonl, version_file = golden_files(Path(path))
     shown = str(jsonl)
-    data = jsonl.read_bytes()
+    data = read_bytes(jsonl, what="golden set", hint=HINT_PATH, limit=LIMIT_GOLDEN)
     content_hash = hashlib.sha256(data).hexdigest()
-    text = _decode(data, shown)
+    text = decode_utf8(data, shown)
 
     problems: list[GoldenProblem] = []
     cases: list[GoldenCase] = []
@@ -219,29 +232,28 @@ def golden_warnings(golden: GoldenSet) -> list[str]:
     return warnings
 
 
-def _decode(data: bytes, shown: str) -> str:
-    try:
-        return data.decode("utf-8-sig")  # a BOM from a Windows editor is not a problem worth a line
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise DataError(
-            f"{shown}:{line}: not valid UTF-8 (byte {exc.start})", "save the file as UTF-8"
-        ) from None
-
-
 def _read_version(version_file: Path, content_hash: str) -> tuple[str, bool, GoldenProblem | None]:
-    if not version_file.is_file():
-        return hash_version(content_hash), False, None
+    fallback = hash_version(content_hash)
+    if not exists(version_file) and not version_file.is_symlink():
+        return fallback, False, None
     shown = str(version_file)
     try:
-        version = version_file.read_text(encoding="utf-8-sig").strip()
-    except UnicodeDecodeError:
-        return hash_version(content_hash), False, GoldenProblem(shown, None, "not valid UTF-8", HINT_VERSION)
+        version = read_text(version_file, what=VERSION_FILE, hint=HINT_VERSION, limit=LIMIT_VERSION).strip()
+    except DataError as exc:
+        message = exc.message.removeprefix(f"{shown}: ")
+        return fallback, False, GoldenProblem(shown, None, message, HINT_VERSION)
     if not version:
-        return hash_version(content_hash), False, GoldenProblem(shown, 1, "empty", HINT_VERSION)
+        return fallback, False, GoldenProblem(shown, 1, "empty", HINT_VERSION)
     if "\n" in version:
-        problem = GoldenProblem(shown, 2, "more than one line", HINT_VERSION)
-        return hash_version(content_hash), False, problem
+        return fallback, False, GoldenProblem(shown, 2, "more than one line", HINT_VERSION)
+    if len(version) > MAX_VERSION_CHARS or not version.isprintable():
+        problem = GoldenProblem(
+            shown,
+            1,
+            f"not a version string (printable, at most {MAX_VERSION_CHARS} characters)",
+            HINT_VERSION,
+        )
+        return fallback, False, problem
     return version, True, None
 
 
@@ -261,11 +273,10 @@ class _DuplicateKeyError(ValueError):
 
 def _parse_line(line: str, number: int, shown: str) -> tuple[GoldenCase | None, list[GoldenProblem]]:
     try:
-        obj = json.loads(line, object_pairs_hook=_reject_duplicate_keys)
-    except json.JSONDecodeError as exc:
-        return None, [
-            GoldenProblem(shown, number, f"invalid JSON: {exc.msg} (column {exc.colno})", HINT_JSON)
-        ]
+        obj = parse_json(line, object_pairs_hook=_reject_duplicate_keys)
+    except JsonProblem as exc:
+        column = f" (column {exc.column})" if exc.column else ""
+        return None, [GoldenProblem(shown, number, f"{exc.message}{column}", HINT_JSON)]
     except _DuplicateKeyError as exc:
         return None, [GoldenProblem(shown, number, f"key '{exc.key}' appears twice", HINT_JSON)]
     if not isinstance(obj, dict):
@@ -281,9 +292,24 @@ def _parse_line(line: str, number: int, shown: str) -> tuple[GoldenCase | None, 
         ]
     problems = [GoldenProblem(shown, number, label + m, HINT_ANSWERABLE) for m in _rule_violations(case)]
     for name in ("id", "question"):
-        if not getattr(case, name).strip():
+        if not _has_text(getattr(case, name)):
             problems.insert(0, GoldenProblem(shown, number, f"{label}'{name}' is blank", HINT_FIELDS))
+    for name in ("id", "question", "expected_answer"):
+        value = getattr(case, name)
+        if value and any(ch in value for ch in _CONTROL):
+            problems.append(
+                GoldenProblem(shown, number, f"{label}'{name}' holds a control character", HINT_FIELDS)
+            )
     return (None if problems else case), problems
+
+
+# C0 controls other than tab, line feed and carriage return, and DEL: never part of a question.
+_CONTROL = frozenset(chr(c) for c in [*range(0, 9), 11, 12, *range(14, 32), 127])
+
+
+def _has_text(value: str) -> bool:
+    """Something a person could read: a character that is neither white space nor a control."""
+    return any(ch.isprintable() and not ch.isspace() for ch in value)
 
 
 def _rule_violations(case: GoldenCase) -> list[str]:

@@ -8,11 +8,13 @@ references agree across operating systems.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from cairn_action.errors import DataError
+from cairn_action.files import LIMIT_DOCUMENT, decode_utf8, exists, is_dir, is_file, os_reason, read_bytes
 
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt")
 
@@ -61,24 +63,22 @@ def corpus_hash_of(contents: Mapping[str, str] | Iterable[tuple[str, str]]) -> s
 def load_corpus(root: Path | str) -> Corpus:
     """Read every document under `root`. Raises DataError for a missing or empty corpus."""
     root = Path(root)
-    if not root.is_dir():
-        raise DataError(
-            f"{root}: corpus folder not found",
-            "pass --corpus DIR, or generate the sample with `cairn corpus generate --out data/sample`",
-        )
+    hint = "pass --corpus DIR, or generate the sample with `cairn corpus generate --out data/sample`"
+    if not is_dir(root):
+        if exists(root):
+            raise DataError(f"{root}: the corpus is not a folder", hint)
+        raise DataError(f"{root}: corpus folder not found", hint)
+    _check_readable_tree(root)
     documents = []
     for file in sorted(root.rglob("*")):
-        if not file.is_file() or file.suffix.lower() not in DOCUMENT_SUFFIXES:
+        if not is_file(file) or file.suffix.lower() not in DOCUMENT_SUFFIXES:
             continue
         if any(part.startswith(".") for part in file.relative_to(root).parts):
             continue  # .git, .github and editor folders are not documents
         rel = file.relative_to(root).as_posix()
-        try:
-            text = file.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise DataError(
-                f"{file}: not valid UTF-8 (byte {exc.start})", "re-save the document as UTF-8"
-            ) from None
+        data = read_bytes(file, what="document", hint="make the document readable", limit=LIMIT_DOCUMENT)
+        text = decode_utf8(data, str(file), "re-save the document as UTF-8", bom=False)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")  # as open() in text mode reads it
         documents.append(Document(path=rel, text=text))
     if not documents:
         raise DataError(
@@ -91,3 +91,16 @@ def load_corpus(root: Path | str) -> Corpus:
         documents=tuple(documents),
         corpus_hash=corpus_hash_of((d.path, d.text) for d in documents),
     )
+
+
+def _check_readable_tree(root: Path) -> None:
+    """A folder of the corpus that cannot be listed would silently drop its documents (and change the
+    corpus): refuse it instead."""
+
+    def refuse(exc: OSError) -> None:
+        where = exc.filename or root
+        raise DataError(f"{where}: cannot read the corpus folder: {os_reason(exc)}", "make it readable")
+
+    for folder, subfolders, _ in os.walk(root, onerror=refuse):
+        subfolders[:] = [d for d in subfolders if not d.startswith(".")]
+        del folder

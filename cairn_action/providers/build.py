@@ -131,11 +131,14 @@ def build_chat_backend(
 def build_llm_answerer(
     config: ProviderConfig, env: Mapping[str, str], services: ProviderServices
 ) -> LLMAnswerer:
-    return LLMAnswerer(build_chat_backend(provider_settings(config), env, services))
+    backend = build_chat_backend(provider_settings(config), env, services)
+    return LLMAnswerer(backend, on_unusable=services.note_unusable)
 
 
 def build_llm_judge(config: Config, env: Mapping[str, str], services: ProviderServices) -> LLMJudge:
-    return LLMJudge(build_chat_backend(judge_settings(config), env, services))
+    return LLMJudge(
+        build_chat_backend(judge_settings(config), env, services), on_unusable=services.note_unusable
+    )
 
 
 def build_target(

@@ -13,11 +13,19 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Protocol, Self, TypeVar
 
 from cairn_action.providers.base import AnswerRequest, AnswerResult
 from cairn_action.providers.chat import ChatBackend, ChatPrompt, MalformedReply, TokenLogprob
-from cairn_action.providers.prompt import PROMPT_VERSION, AnswerParseError, build_answer_prompt, parse_answer
+from cairn_action.providers.prompt import (
+    PROMPT_VERSION,
+    AnswerParseError,
+    AnswerPrompt,
+    build_answer_prompt,
+    parse_answer,
+)
+from cairn_action.run.models import Usage
 
 SOURCE_LOGPROB = "logprob"
 SOURCE_MODEL = "model-reported"
@@ -50,13 +58,68 @@ def answer_logprob_confidence(text: str, answer: str, tokens: Sequence[TokenLogp
     return math.exp(sum(picked) / len(picked))
 
 
+PARSE_ATTEMPTS = 3
+"""Calls per case when the reply cannot be used (not the API's shape, or not the answer contract): a garbled
+reply from a proxy or an overloaded server is usually not repeated, and a case lost to it costs a rerun."""
+
+
+class _Paid(Protocol):
+    usage: Usage
+    cost_usd: float | None
+    error: str | None
+
+    def model_copy(self, *, update: dict[str, object]) -> Self: ...
+
+
+P = TypeVar("P", bound=_Paid)
+
+
+def until_usable(once: Callable[[], P], attempts: int, on_unusable: Callable[[bool], None] | None) -> P:
+    """`once()` repeated while its result has an error, `attempts` calls at most; the result carries the
+    usage and cost of every call, and `on_unusable(recovered)` hears of a retried one."""
+    tries = [once()]
+    while tries[-1].error is not None and len(tries) < attempts:
+        tries.append(once())
+    result = tries[-1]
+    if len(tries) == 1:
+        return result
+    if on_unusable is not None:
+        on_unusable(result.error is None)
+    usage, cost = spent_together(tries)
+    update: dict[str, object] = {"usage": usage, "cost_usd": cost}
+    if result.error is not None:
+        update["error"] = f"{result.error} ({len(tries)} attempts)"
+    return result.model_copy(update=update)
+
+
+def spent_together(results: Sequence[_Paid]) -> tuple[Usage, float | None]:
+    """The usage and cost of several paid attempts at one call (cost None when any is unknown)."""
+    usage = Usage(
+        input_tokens=sum(r.usage.input_tokens for r in results),
+        output_tokens=sum(r.usage.output_tokens for r in results),
+        cached_input_tokens=sum(r.usage.cached_input_tokens for r in results),
+    )
+    costs = [r.cost_usd for r in results]
+    return usage, None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
+
+
 class LLMAnswerer:
     """The `Answerer` protocol over a chat model."""
 
-    def __init__(self, backend: ChatBackend) -> None:
+    def __init__(
+        self,
+        backend: ChatBackend,
+        *,
+        attempts: int = PARSE_ATTEMPTS,
+        on_unusable: Callable[[bool], None] | None = None,
+    ) -> None:
+        """`on_unusable(recovered)` is told of every case whose first reply was unusable, and whether a
+        retry recovered it (the run's summary counts them)."""
         self.backend = backend
         self.name = backend.name
         self.model = backend.model
+        self.attempts = max(1, attempts)
+        self._on_unusable = on_unusable
 
     def request_key(self, request: AnswerRequest) -> str:
         """sha256 of the backend's identity, the contract version and the full prompt (no secrets)."""
@@ -70,8 +133,13 @@ class LLMAnswerer:
         return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
-        """One call; an unusable reply is an `error` result with the raw text, never an exception."""
+        """One call, repeated (up to `attempts` in all) while the reply is unusable; one still unusable
+        after that is an `error` result with the raw text, never an exception. Every attempt is paid for,
+        so the result carries their usage and cost together."""
         prompt = build_answer_prompt(request.question, request.hits)
+        return until_usable(lambda: self._answer_once(prompt), self.attempts, self._on_unusable)
+
+    def _answer_once(self, prompt: AnswerPrompt) -> AnswerResult:
         try:
             completion = self.backend.complete(
                 ChatPrompt(system=prompt.system, user=prompt.user, want_logprobs=True)

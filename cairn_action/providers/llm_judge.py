@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from cairn_action.golden.models import GoldenCase
 from cairn_action.providers.chat import ChatBackend, ChatPrompt, MalformedReply
+from cairn_action.providers.llm_answerer import PARSE_ATTEMPTS, until_usable
 from cairn_action.providers.prompt import extract_json_object, parse_probability, prefix_hash
 from cairn_action.run.models import JudgeVerdict, Usage
 
@@ -93,10 +95,19 @@ class LLMJudge:
     name = "llm"
     rule_version = RUBRIC_VERSION
 
-    def __init__(self, backend: ChatBackend) -> None:
+    def __init__(
+        self,
+        backend: ChatBackend,
+        *,
+        attempts: int = PARSE_ATTEMPTS,
+        on_unusable: Callable[[bool], None] | None = None,
+    ) -> None:
+        """As `LLMAnswerer`: an unusable grade is asked for again, up to `attempts` calls in all."""
         self.backend = backend
         self.provider = backend.name
         self.model = backend.model
+        self.attempts = max(1, attempts)
+        self._on_unusable = on_unusable
 
     @property
     def label(self) -> str:
@@ -135,6 +146,9 @@ class LLMJudge:
         if decided is not None or answer_text is None:
             return JudgeResult(verdict=decided or self._verdict(None, None, "no answer to judge"))
         prompt = grading_prompt(case, answer_text)
+        return until_usable(lambda: self._grade_once(prompt), self.attempts, self._on_unusable)
+
+    def _grade_once(self, prompt: ChatPrompt) -> JudgeResult:
         prefix = prefix_hash(RUBRIC_VERSION, prompt.system)
         try:
             completion = self.backend.complete(prompt)

@@ -60,6 +60,7 @@ class ProviderServices:
         self._limiters: dict[str, RateLimiter] = {}
         self._clients: list[HttpClient] = []
         self._warned: list[str] = []
+        self._unusable = {True: 0, False: 0}  # retried replies, by whether a retry recovered them
 
     @classmethod
     def from_config(
@@ -86,6 +87,11 @@ class ProviderServices:
             self._warned.append(message)
         if self._warn is not None:
             self._warn(message)
+
+    def note_unusable(self, recovered: bool) -> None:
+        """A call whose reply could not be used was asked again (`recovered`: a retry gave a usable one)."""
+        with self._lock:
+            self._unusable[recovered] += 1
 
     @property
     def warnings(self) -> list[str]:
@@ -134,8 +140,14 @@ class ProviderServices:
         with self._lock:
             retries = sum(c.retries for c in self._clients)
             waited = sum(limiter.waited_s for limiter in self._limiters.values())
+            unusable = dict(self._unusable)
         if retries:
             lines.append(f"provider retries: {retries}")
+        if unusable[True] or unusable[False]:
+            lines.append(
+                f"unusable replies asked again: {unusable[True] + unusable[False]} call(s), "
+                f"{unusable[True]} recovered, {unusable[False]} still unusable (recorded as errors)"
+            )
         if waited >= 0.05:
             lines.append(f"rate limit: calls waited {waited:.1f}s in total")
         return lines

@@ -70,6 +70,29 @@ def check_run_matches(header: RunHeader, golden: GoldenSet, config: Config, *, w
         )
 
 
+def check_records_match(
+    header: RunHeader, records: Sequence[CaseRecord], golden: GoldenSet, *, where: str
+) -> None:
+    """Refuse an artifact whose header and records do not add up: a count that differs from the header's
+    n_cases, or a record whose answerable flag contradicts its golden case (an edited or forged file)."""
+    first = sum(1 for r in records if r.sample == 0)  # later samples of a case are not more cases
+    if header.n_cases is not None and header.n_cases != first:
+        raise DataError(
+            f"{where}: the header says n_cases {header.n_cases}, but the artifact holds {first} "
+            "case(s)",
+            "an unfinished run resumes with `cairn eval` (same command); an edited artifact cannot be scored",
+        )
+    cases = golden.by_id()
+    for record in records:
+        case = cases.get(record.case_id)
+        if case is not None and case.answerable != record.answerable:
+            raise DataError(
+                f"{where}: case {record.case_id} is recorded answerable={str(record.answerable).lower()}, "
+                f"but {golden.path} says answerable={str(case.answerable).lower()}",
+                "score a run with the golden set it was made on, or run `cairn eval` again",
+            )
+
+
 def select_records(
     records: Sequence[CaseRecord], golden: GoldenSet, split: GoldenSplit, which: SplitName, *, where: str
 ) -> list[CaseRecord]:

@@ -11,14 +11,24 @@ each gives one `DataError` saying what and where, never a traceback.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from cairn_action.errors import DataError
+from cairn_action.files import (
+    LIMIT_REPORT,
+    JsonProblem,
+    check_output_dir,
+    exists,
+    is_dir,
+    is_file,
+    os_reason,
+    parse_json,
+    read_text,
+    write_text,
+)
 from cairn_action.report.models import REPORT_SCHEMA_VERSION, Report
 from cairn_action.score.calibration_file import CALIBRATION_KIND, CALIBRATION_SCHEMA_VERSION, CalibrationFile
 
@@ -34,17 +44,16 @@ def dumps(model: BaseModel) -> str:
     return json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` via a temporary file beside it, so a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def write_text_atomic(path: Path, text: str, *, what: str = "the file") -> None:
+    """Write `text` to `path` via a temporary file beside it, so a reader never sees half a file; a path
+    that cannot be written (a folder, a read-only folder, a file where a folder belongs) is a DataError."""
+    write_text(Path(path), text, what=what)
+
+
+def check_reports_dir(reports_dir: Path) -> None:
+    """Refuse, before a run, a reports folder whose report files could not be written."""
+    check_output_dir(reports_dir, what="the reports folder")
+    check_output_dir(Path(reports_dir) / LATEST_DIR, what="the reports folder")
 
 
 def timestamp_slug(created_at: str) -> str:
@@ -66,29 +75,29 @@ def write_report(report: Report, reports_dir: Path) -> tuple[Path, Path]:
     text = dumps(report)
     kept, latest = report_paths(reports_dir, report)
     base, n = kept.stem, 1
-    while kept.exists() and kept.read_text(encoding="utf-8") != text:  # two reports in one second
+    check_reports_dir(reports_dir)
+    while is_file(kept) and _same_text(kept, text) is False:  # two reports in one second
         n += 1
         kept = kept.with_name(f"{base}-{n}.json")
-    write_text_atomic(kept, text)
-    write_text_atomic(latest, text)
+    write_text_atomic(kept, text, what="the report")
+    write_text_atomic(latest, text, what="the latest report")
     return kept, latest
 
 
+def _same_text(path: Path, text: str) -> bool | None:
+    try:
+        return path.read_text(encoding="utf-8") == text
+    except (OSError, ValueError):
+        return False
+
+
 def _load_json(path: Path, what: str, hint: str) -> dict[str, Any]:
+    text = read_text(path, what=what, hint=hint, limit=LIMIT_REPORT, bom=False)
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise DataError(f"{path}: {what} not found", hint) from None
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read {what}: {exc.strerror}", hint) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not valid UTF-8 (byte {exc.start})", hint) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}", hint) from None
+        data = parse_json(text)
+    except JsonProblem as exc:
+        where = f"{path}:{exc.line}:{exc.column}" if exc.line else str(path)
+        raise DataError(f"{where}: {exc.message}", hint) from None
     if not isinstance(data, dict):
         raise DataError(
             f"{path}: not a Cairn {what} (expected a JSON object, found {type(data).__name__})", hint
@@ -97,8 +106,11 @@ def _load_json(path: Path, what: str, hint: str) -> dict[str, Any]:
 
 
 def _validate(model: type[M], data: dict[str, Any], path: Path, what: str, hint: str) -> M:
+    if "schema_version" not in data:
+        raise DataError(f"{path}: invalid {what}: 'schema_version' is missing", hint)
     try:
-        return model.model_validate(data)
+        # Strict: a report is written by Cairn, so "yes" for a boolean or "5" for a number is damage.
+        return model.model_validate(data, strict=True)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
@@ -125,23 +137,39 @@ def read_report(path: Path) -> Report:
         found = f" (it is a {kind} file)" if isinstance(kind, str) else ""
         raise DataError(f"{path}: not a Cairn report: no cairn_version and config_name{found}", HINT_REPORT)
     _check_version(data, path, "report", REPORT_SCHEMA_VERSION)
-    return _validate(Report, data, path, "report", HINT_REPORT)
+    report = _validate(Report, data, path, "report", HINT_REPORT)
+    seen: dict[str, int] = {}
+    for index, row in enumerate(report.per_case):
+        if row.case_id in seen:
+            raise DataError(
+                f"{path}: invalid report: per_case[{index}] repeats case {row.case_id[:80]!r} "
+                f"(first at per_case[{seen[row.case_id]}])",
+                HINT_REPORT,
+            )
+        seen[row.case_id] = index
+    return report
 
 
 def read_latest_reports(reports_dir: Path) -> list[tuple[Path, Report]]:
     """Every `<dir>/latest/*.json`, sorted by file name, each validated."""
     folder = Path(reports_dir) / LATEST_DIR
-    return [(p, read_report(p)) for p in sorted(folder.glob("*.json"))]
+    if exists(folder) and not is_dir(folder):
+        raise DataError(f"{folder}: not a folder", "pass --reports DIR: the folder holding latest/")
+    try:
+        found = sorted(folder.glob("*.json"))
+    except OSError as exc:
+        raise DataError(f"{folder}: cannot list the reports: {os_reason(exc)}", HINT_REPORT) from None
+    return [(p, read_report(p)) for p in found]
 
 
 def write_calibration(calibration: CalibrationFile, path: Path) -> None:
-    write_text_atomic(Path(path), dumps(calibration))
+    write_text_atomic(Path(path), dumps(calibration), what="the calibration file")
 
 
 def read_calibration(path: Path) -> CalibrationFile | None:
     """The calibration at `path`, None when there is none; DataError when it is malformed."""
     path = Path(path)
-    if not path.is_file():
+    if not exists(path):
         return None
     data = _load_json(path, "calibration file", HINT_CALIBRATION)
     if data.get("kind") != CALIBRATION_KIND:

@@ -11,10 +11,12 @@ from pathlib import Path
 
 from cairn_action.config import LoadedConfig
 from cairn_action.errors import CairnError, DataError
+from cairn_action.files import is_dir
 from cairn_action.golden.load import load_golden
 from cairn_action.golden.models import GoldenSet
 from cairn_action.golden.split import GoldenSplit, SplitName, split_golden
-from cairn_action.report.build import build_report, check_run_matches, select_records
+from cairn_action.index.corpus import load_corpus
+from cairn_action.report.build import build_report, check_records_match, check_run_matches, select_records
 from cairn_action.report.io import read_calibration, write_calibration, write_report
 from cairn_action.report.models import Report
 from cairn_action.run.artifact import RunArtifact
@@ -58,6 +60,20 @@ def combine_artifacts(artifacts: Sequence[RunArtifact]) -> LoadedRun:
     )
 
 
+def check_corpus_matches(loaded: LoadedConfig, run: LoadedRun) -> None:
+    """Refuse a run whose header names another corpus than the config's, when that corpus is here to be
+    hashed: the report would carry the header's corpus_hash, and the gate trusts it."""
+    if not is_dir(loaded.corpus_dir):
+        return  # scoring on a machine without the documents: the golden set and config are still checked
+    corpus = load_corpus(loaded.corpus_dir)
+    if corpus.corpus_hash != run.header.corpus_hash:
+        raise DataError(
+            f"{run.where}: the run's corpus_hash {run.header.corpus_hash[:16]} is not that of "
+            f"{loaded.corpus_dir} ({corpus.corpus_hash[:16]})",
+            "score a run with the corpus it was made on (--corpus DIR), or run `cairn eval` again",
+        )
+
+
 def split_of(golden: GoldenSet, loaded: LoadedConfig) -> GoldenSplit:
     calibration = loaded.config.calibration
     return split_golden(golden, seed=calibration.seed, fraction=calibration.fraction)
@@ -75,6 +91,8 @@ def score_run(
 ) -> Report:
     """Score `run` over slice `which` with the committed calibration; writes nothing."""
     golden = load_golden(loaded.golden_path)
+    check_corpus_matches(loaded, run)
+    check_records_match(run.header, run.records, golden, where=run.where)
     return build_report(
         header=run.header,
         records=run.records,
@@ -110,6 +128,8 @@ def calibration_from_run(
     """Fit the threshold on the run's calibration-slice records and write the calibration file."""
     golden = load_golden(loaded.golden_path)
     check_run_matches(run.header, golden, loaded.config, where=run.where)
+    check_corpus_matches(loaded, run)
+    check_records_match(run.header, run.records, golden, where=run.where)
     split = split_of(golden, loaded)
     # One sample per case: the guarantee is over cases, and a case's repeats are not new cases.
     records = [

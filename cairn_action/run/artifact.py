@@ -8,11 +8,8 @@ leaves: a reader resuming the run may drop it, and says so; any other reader ref
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -20,6 +17,18 @@ from typing import IO
 from pydantic import BaseModel, ValidationError
 
 from cairn_action.errors import DataError
+from cairn_action.files import (
+    HINT_WRITE,
+    LIMIT_ARTIFACT,
+    JsonProblem,
+    atomic_writer,
+    check_output_file,
+    fsync_dir,
+    is_file,
+    os_reason,
+    parse_json,
+    read_bytes,
+)
 from cairn_action.run.models import RUN_SCHEMA_VERSION, CaseRecord, RunHeader
 
 HINT_DAMAGED = (
@@ -65,11 +74,12 @@ def _describe(exc: ValidationError) -> str:
 def _parse(path: Path, number: int, raw: bytes, first: bool) -> RunHeader | CaseRecord:
     where = f"{path}:{number}"
     try:
-        obj = json.loads(raw.decode("utf-8"))
+        obj = parse_json(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise DataError(f"{where}: not valid UTF-8 (byte {exc.start})", HINT_DAMAGED) from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{where}: invalid JSON: {exc.msg} (column {exc.colno})", HINT_DAMAGED) from None
+    except JsonProblem as exc:
+        column = f" (column {exc.column})" if exc.column else ""
+        raise DataError(f"{where}: {exc.message}{column}", HINT_DAMAGED) from None
     if not isinstance(obj, dict):
         raise DataError(f"{where}: expected a JSON object", HINT_DAMAGED)
     kind = obj.get("kind")
@@ -85,7 +95,7 @@ def _parse(path: Path, number: int, raw: bytes, first: bool) -> RunHeader | Case
         )
     model: type[RunHeader] | type[CaseRecord] = RunHeader if first else CaseRecord
     try:
-        return model.model_validate(obj)
+        return model.model_validate(obj, strict=True)
     except ValidationError as exc:
         raise DataError(
             f"{where}: invalid {'header' if first else 'case record'}: {_describe(exc)}", HINT_DAMAGED
@@ -100,10 +110,9 @@ def read_artifact(path: Path, *, drop_incomplete_tail: bool = False) -> RunArtif
     dropped and reported in `RunArtifact.dropped`.
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise DataError(f"{path}: run artifact not found", "check the path, or run `cairn eval`") from None
+    data = read_bytes(
+        path, what="run artifact", hint="check the path, or run `cairn eval`", limit=LIMIT_ARTIFACT
+    )
     if not data:
         raise DataError(f"{path}: empty run artifact (no header line)", HINT_INTERRUPTED)
     lines = data.split(b"\n")
@@ -148,6 +157,8 @@ def read_artifact(path: Path, *, drop_incomplete_tail: bool = False) -> RunArtif
 
 def read_header(path: Path) -> RunHeader | None:
     """The header of an artifact, or None when its first line is not a valid header (for discovery)."""
+    if not is_file(path):  # a FIFO would block the open; a folder or a device is no artifact
+        return None
     try:
         with Path(path).open("rb") as handle:
             first = handle.readline()
@@ -162,45 +173,19 @@ def read_header(path: Path) -> RunHeader | None:
     return parsed if isinstance(parsed, RunHeader) else None
 
 
-def _fsync_dir(folder: Path) -> None:
-    # Makes a newly created or replaced file's directory entry durable; not possible on every platform.
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-@contextmanager
-def atomic_writer(path: Path, *, prefix: str, suffix: str = "") -> Iterator[IO[bytes]]:
-    """A binary handle on a temporary file beside `path` that becomes `path` (fsynced, then `os.replace`)
-    when the block ends; on any exception the temporary file is removed and `path` is left as it was."""
-    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_artifact(path: Path, header: RunHeader, records: Iterable[CaseRecord]) -> None:
     """Write a whole artifact atomically: a temporary file beside `path`, fsynced, then `os.replace`."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_writer(path, prefix=f".{path.name}.", suffix=".tmp") as handle:
-        handle.write(_line(header))
-        for record in records:
-            handle.write(_line(record))
-    _fsync_dir(path.parent)
+    check_output_file(path, what="the run artifact")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_writer(path) as handle:
+            handle.write(_line(header))
+            for record in records:
+                handle.write(_line(record))
+    except OSError as exc:
+        raise DataError(f"{path}: cannot write the run artifact: {os_reason(exc)}", HINT_WRITE) from None
+    fsync_dir(path.parent)
 
 
 class ArtifactAppender:
@@ -209,7 +194,12 @@ class ArtifactAppender:
     def __init__(self, path: Path) -> None:
         """Open an existing artifact (header already written) for appending."""
         self.path = Path(path)
-        self._handle: IO[bytes] = self.path.open("ab")
+        try:
+            self._handle: IO[bytes] = self.path.open("ab")
+        except OSError as exc:
+            raise DataError(
+                f"{path}: cannot append to the run artifact: {os_reason(exc)}", HINT_WRITE
+            ) from None
 
     @classmethod
     def create(cls, path: Path, header: RunHeader) -> ArtifactAppender:

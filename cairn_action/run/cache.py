@@ -19,7 +19,8 @@ from typing import Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from cairn_action.run.artifact import atomic_writer
+from cairn_action.errors import CairnError
+from cairn_action.files import LIMIT_CACHE_ENTRY, atomic_writer, exists, os_reason, parse_json, read_bytes
 from cairn_action.run.models import ProviderCall, Usage
 
 T = TypeVar("T", bound=BaseModel)
@@ -58,27 +59,29 @@ class ResultCache:
     def get(self, namespace: str, key: str, model: type[T]) -> CacheHit[T] | None:
         """The entry for `key` parsed as `model`, or None on a miss (or an unreadable entry)."""
         path = self.path_for(namespace, key)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
+        if not exists(path):
             return None
         try:
-            entry = json.loads(raw)
+            raw = read_bytes(path, what="cache entry", limit=LIMIT_CACHE_ENTRY)
+            entry = parse_json(raw.decode("utf-8"))
             if entry.get("format") != CACHE_FORMAT or entry.get("key") != key:
                 raise ValueError("written for another key or cache format")
             value = model.model_validate(entry["value"])
             latency = float(entry.get("latency_ms", 0.0))
-        except (ValueError, KeyError, TypeError, AttributeError, ValidationError) as exc:
-            # json.JSONDecodeError is a ValueError. An entry from an older result model is a miss too.
-            with self._lock:
-                self._problems.append(f"{path}: unreadable cache entry ({type(exc).__name__}); recomputed")
+        except (CairnError, ValueError, KeyError, TypeError, AttributeError, ValidationError) as exc:
+            # Unreadable (permissions, a folder, too big), not JSON, or from an older result model: a miss.
+            what = exc.message if isinstance(exc, CairnError) else f"{path}: unreadable cache entry"
+            self._note(f"{what} ({type(exc).__name__}); recomputed")
             return None
         return CacheHit(value=value, latency_ms=latency)
+
+    def _note(self, problem: str) -> None:
+        with self._lock:
+            self._problems.append(problem)
 
     def put(self, namespace: str, key: str, value: BaseModel, latency_ms: float) -> None:
         """Store `value` for `key`, atomically (temp file + os.replace)."""
         path = self.path_for(namespace, key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         entry = {
             "format": CACHE_FORMAT,
             "key": key,
@@ -86,8 +89,13 @@ class ResultCache:
             "value": value.model_dump(mode="json"),
         }
         data = json.dumps(entry, ensure_ascii=False, sort_keys=True).encode("utf-8")
-        with atomic_writer(path, prefix=".tmp-") as handle:
-            handle.write(data)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_writer(path, prefix=".tmp-") as handle:
+                handle.write(data)
+        except OSError as exc:
+            # The result is still recorded in the artifact; only a later rerun loses the cached copy.
+            self._note(f"{path}: cannot write cache entry: {os_reason(exc)}; the run goes on without it")
 
 
 class ProviderResult(Protocol):

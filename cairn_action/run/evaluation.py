@@ -11,6 +11,7 @@ import os
 import platform
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Literal, TextIO
 from cairn_action import __version__
 from cairn_action.config import SAMPLE_CORPUS_DIR, Config, LoadedConfig, config_hash
 from cairn_action.errors import ConfigError, DataError
+from cairn_action.files import check_output_file, is_dir, make_dirs
 from cairn_action.golden.load import golden_warnings, load_golden
 from cairn_action.golden.models import GoldenCase, GoldenSet
 from cairn_action.golden.sample.generate import ensure_sample_corpus
@@ -34,6 +36,7 @@ from cairn_action.retrieval.lexical import BM25Retriever
 from cairn_action.run.artifact import read_artifact, read_header
 from cairn_action.run.cache import ResultCache
 from cairn_action.run.judge import LexicalJudge
+from cairn_action.run.lock import RunLock, lock_path_for
 from cairn_action.run.models import Environment, RunHeader
 from cairn_action.run.pipeline import CaseDeps, Judge
 from cairn_action.run.progress import Progress
@@ -146,7 +149,7 @@ def _artifact_path(options: RunOptions, header: RunHeader, cwd: Path, now: datet
         return cwd / options.artifact
     runs_dir = cwd / RUNS_DIR
     stem = _stem(header.config_name, options.shard)
-    found = _unfinished(runs_dir, stem, header, log) if runs_dir.is_dir() else None
+    found = _unfinished(runs_dir, stem, header, log) if is_dir(runs_dir) else None
     if found is not None:
         return found
     base = f"{stem}-{now.strftime('%Y%m%dT%H%M%SZ')}"
@@ -174,13 +177,24 @@ def run_evaluation(
     input (exit 2) before any provider is called.
     """
     config = loaded.config
+    # Where the run writes is checked before anything is built, let alone paid for.
+    make_dirs(loaded.cache_dir, what="the provider cache (run.cache_dir)")
+    if options.artifact is not None:
+        check_output_file(cwd / options.artifact, what="the run artifact")
+        make_dirs((cwd / options.artifact).parent, what="the run artifact's folder")
+    else:
+        make_dirs(cwd / RUNS_DIR, what="the run artifacts folder")
     # Budget, prices, rate limits and HTTP connections shared by the answerer and the judge.
     services = ProviderServices.from_config(
         config, env=env, warn=lambda message: log.write(f"warning: {message}\n")
     )
-    judge = _create_judge(loaded, env or {}, services)
-    if answerer is None and not config.target:
-        answerer = create_answerer(config.provider, env, source=loaded.source, services=services)
+    try:
+        judge = _create_judge(loaded, env or {}, services)
+        if answerer is None and not config.target:
+            answerer = create_answerer(config.provider, env, source=loaded.source, services=services)
+    except ConfigError as exc:
+        raise loaded.located(exc) from None
+    golden = load_golden(loaded.golden_path)  # before the sample corpus is written: bad input writes nothing
     corpus_dir = loaded.corpus_dir
     # The generated sample is data/sample under the project (variant configs in configs/ name it
     # ../data/sample); it is written on first use and kept equal to the generator's output.
@@ -189,7 +203,6 @@ def run_evaluation(
         if done is not None:
             log.write(done + "\n")
     corpus = load_corpus(corpus_dir)
-    golden = load_golden(loaded.golden_path)
     warnings = golden_warnings(golden)
     if warnings:
         log.write(f"note: the golden set has {len(warnings)} warning(s); `cairn golden check` lists them\n")
@@ -200,7 +213,12 @@ def run_evaluation(
     cases = _select(golden, loaded, options)
     if answerer is None:  # the user's own system (`target`), which locates its passages in the corpus
         documents = {d.path: d.text for d in corpus.documents}
-        answerer = build_target(config, env or {}, services, base_dir=loaded.base_dir, documents=documents)
+        try:
+            answerer = build_target(
+                config, env or {}, services, base_dir=loaded.base_dir, documents=documents
+            )
+        except ConfigError as exc:
+            raise loaded.located(exc) from None
 
     started = time.perf_counter()
     store = build_store(corpus, config.chunking.size, config.chunking.overlap)
@@ -242,18 +260,23 @@ def run_evaluation(
         depth=config.retrieval.depth,
         golden_lines=dict(golden.line_of),
     )
-    path = _artifact_path(options, header, cwd, start_time, log)
     try:
-        outcome = execute_run(
-            cases=cases,
-            header=header,
-            path=path,
-            deps=deps,
-            max_concurrency=config.run.max_concurrency,
-            progress=progress,
-            log=log,
-            samples=sample_plan(cases, config, options, deterministic=header.deterministic),
-        )
+        with ExitStack() as locks:
+            if options.artifact is None:  # one run of this config, split and shard at a time
+                stem = f"{_stem(header.config_name, options.shard)}-{options.split}"
+                locks.enter_context(RunLock(cwd / RUNS_DIR / f".{stem}.lock", what=f"a run of {stem}"))
+            path = _artifact_path(options, header, cwd, start_time, log)
+            locks.enter_context(RunLock(lock_path_for(path), what=f"the run writing {path.name}"))
+            outcome = execute_run(
+                cases=cases,
+                header=header,
+                path=path,
+                deps=deps,
+                max_concurrency=config.run.max_concurrency,
+                progress=progress,
+                log=log,
+                samples=sample_plan(cases, config, options, deterministic=header.deterministic),
+            )
     finally:
         services.close()
     for line in services.summary():

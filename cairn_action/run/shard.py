@@ -7,6 +7,7 @@ A case's shard comes from the sha256 of its id, so it is the same on every machi
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -51,7 +52,8 @@ def parse_shard(text: str) -> ShardSpec:
     """`I/N` → ShardSpec; raises a usage error for anything else (`0/3`, `4/3`, `a/b`)."""
     index_text, sep, count_text = text.partition("/")
     hint = "pass --shard I/N with 1 <= I <= N, e.g. --shard 2/3"
-    if not sep or not index_text.strip().isdigit() or not count_text.strip().isdigit():
+    digits = re.compile(r"\s*[0-9]{1,6}\s*")  # ASCII digits only: "²".isdigit() is True, int("²") fails
+    if not sep or not digits.fullmatch(index_text) or not digits.fullmatch(count_text):
         raise CairnError(f"--shard {text!r}: expected I/N", hint)
     index, count = int(index_text), int(count_text)
     if count < 1 or not 1 <= index <= count:

@@ -189,7 +189,7 @@ def test_openai_provider__garbage_answer__recorded_with_raw_text_and_only_it_is_
 ) -> None:
     monkeypatch.setenv(KEY_ENV, KEY)
     with FakeOpenAIServer() as server:
-        server.script(Step(content="Sorry, I can only answer in prose today."))
+        server.script(*[Step(content="Sorry, I can only answer in prose today.")] * 3)  # every attempt
         _openai_config(tmp_path, "api-garbage", server, extra="[run]\nmax_concurrency = 1")
         first = evaluate(tmp_path, "api-garbage", capsys, monkeypatch)
         before = len(server.requests)
@@ -199,6 +199,7 @@ def test_openai_provider__garbage_answer__recorded_with_raw_text_and_only_it_is_
     assert len(failed) == 1 and failed[0].case_id == "t-01"
     assert failed[0].raw_output == "Sorry, I can only answer in prose today."
     assert failed[0].cost_usd is not None and failed[0].cost_usd > 0  # paid for, so counted
+    assert "unusable replies asked again: 1 call(s), 0 recovered, 1 still unusable" in first.err
     assert len(server.requests) == before + 1  # the rerun asked for t-01 only
     assert next(r for r in second.records if r.case_id == "t-01").status != "error"
 

@@ -58,7 +58,7 @@ def test_python_target__module_missing__exit_2_with_one_line_and_a_hint(
     write_config(tmp_path, "tiny-missing", 'target = "python:no_such_rag_module:answer"')
     run = evaluate(tmp_path, "tiny-missing", capsys, monkeypatch)
     assert run.code == 2
-    assert "error: target: cannot import 'no_such_rag_module': ModuleNotFoundError" in run.err
+    assert ".toml:2: target: cannot import 'no_such_rag_module': ModuleNotFoundError" in run.err
     assert "hint: " in run.err and "Traceback" not in run.err
 
 

@@ -114,7 +114,7 @@ def test_cli__gate_names_an_unknown_metric__exits_2_before_running(
     code = main(["eval", "--run-only", "--no-progress", "--config", str(path)])
     err = capsys.readouterr().err
     assert code == ExitCode.USAGE
-    assert f"error: {path}: [gate] names unknown metric(s): recall_at5" in err
+    assert f"error: {path}:2: [gate] max_drop names unknown metric(s): recall_at5" in err
     assert "recall_at_5" in err and "Traceback" not in err
 
 

@@ -72,7 +72,10 @@ def test_gate__empty_baseline__refused_not_a_pass() -> None:
     baseline = report("baseline")
     decision = run_gate(baseline.model_copy(update={"per_case": []}), report("baseline")).decision
     assert (decision.status, decision.exit_code) == ("refused", 2)
-    assert decision.reasons[0].code == "no_cases"
+    assert decision.reasons[0].code == "empty_report"
+    stale = [c.model_copy(update={"status": "stale"}) for c in baseline.per_case]
+    decision = run_gate(baseline.model_copy(update={"per_case": stale}), report("baseline")).decision
+    assert (decision.status, decision.reasons[0].code) == ("refused", "no_cases")
 
 
 @pytest.mark.parametrize(

@@ -138,7 +138,7 @@ def test_anthropic_provider__persistent_rate_limit__bounded_retries_then_error_n
     assert len(server.requests) == 4
 
 
-def test_anthropic_provider__reply_without_text_block__case_error_with_raw_and_cost(
+def test_anthropic_provider__reply_without_text_block_every_time__case_error_with_raw_and_every_cost(
     server: FakeAnthropicServer,
 ) -> None:
     body = {
@@ -146,13 +146,13 @@ def test_anthropic_provider__reply_without_text_block__case_error_with_raw_and_c
         "content": [{"type": "tool_use", "id": "t1", "name": "x", "input": {}}],
         "usage": {"input_tokens": 100, "output_tokens": 10},
     }
-    server.script(Step(body=json.dumps(body)))
+    server.script(*[Step(body=json.dumps(body))] * 3)
     answerer = _answerer(server)
     result = answerer.answer(request())
     answerer.backend.close()
     assert result.error is not None and "no text block" in result.error
     assert result.raw_output is not None and "tool_use" in result.raw_output
-    assert result.cost_usd == pytest.approx((100 * 1.0 + 10 * 5.0) / 1e6)
+    assert result.cost_usd == pytest.approx(3 * (100 * 1.0 + 10 * 5.0) / 1e6)  # three attempts, all paid
 
 
 def test_anthropic_provider__missing_key__401_message_carries_no_key(server: FakeAnthropicServer) -> None:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from cairn_action.config import Config, config_hash, parse_config
+from cairn_action.config import Config, config_hash, load_config, parse_config
 from cairn_action.errors import ConfigError
-from cairn_action.providers.build import build_llm_judge, build_target, judge_settings
+from cairn_action.providers.build import build_llm_judge, judge_settings
 from cairn_action.providers.llm_answerer import LLMAnswerer
 from cairn_action.providers.registry import create_answerer, known_providers
 from cairn_action.providers.services import ProviderServices
@@ -75,10 +75,12 @@ def test_build_llm_judge__its_own_api__label_names_it(tmp_path: Path) -> None:
     assert llm.label.startswith("llm (anthropic claude-haiku-4-5, rubric ")
 
 
-def test_build_target__neither_python_nor_http__config_error(tmp_path: Path) -> None:
-    config = _config({"target": "ftp://rag.example/answer"}, tmp_path)
-    with pytest.raises(ConfigError, match="neither python:"):
-        build_target(config, {}, ProviderServices(), base_dir=tmp_path, documents={})
+def test_build_target__neither_python_nor_http__config_error_at_load_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "cairn.toml"
+    path.write_text('name = "x"\ntarget = "ftp://rag.example/answer"\n', encoding="utf-8")
+    wanted = r"cairn\.toml:2: 'target': must be python:package\.module:function"
+    with pytest.raises(ConfigError, match=wanted):
+        load_config(path)
 
 
 def test_config_hash__judge_key_variable_not_hashed_but_judge_model_is(tmp_path: Path) -> None:

@@ -61,13 +61,21 @@ def test_llm_judge__unanswerable_or_no_answer__decided_without_a_call(judge) -> 
     assert server.requests == []
 
 
-def test_llm_judge__unparsable_grade__error_with_raw_text_and_no_verdict(judge) -> None:
+def test_llm_judge__unparsable_grade_every_time__error_with_raw_text_and_no_verdict(judge) -> None:
+    llm, server = judge
+    server.script(*[Step(content="Looks right to me!")] * 3)
+    result = llm.grade(CASE, "14 days")
+    assert result.error is not None and "unparsable grade" in result.error and "(3 attempts)" in result.error
+    assert result.raw_output == "Looks right to me!"
+    assert result.verdict.correct is None
+
+
+def test_llm_judge__unparsable_grade_once__asked_again_and_graded(judge) -> None:
     llm, server = judge
     server.script(Step(content="Looks right to me!"))
     result = llm.grade(CASE, "14 days")
-    assert result.error is not None and "unparsable grade" in result.error
-    assert result.raw_output == "Looks right to me!"
-    assert result.verdict.correct is None
+    assert result.error is None and result.verdict.correct is not None
+    assert len(server.requests) == 2
 
 
 def test_llm_judge__label__names_model_and_rubric(judge) -> None:

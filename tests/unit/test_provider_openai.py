@@ -166,30 +166,46 @@ def test_openai_provider__every_attempt_times_out__error_says_so(server: FakeOpe
     answerer.backend.close()
 
 
-def test_openai_provider__garbage_body__case_error_with_raw_text_and_no_retry(
+def test_openai_provider__garbage_body_once__asked_again_and_recovered_with_both_calls_counted(
     server: FakeOpenAIServer,
 ) -> None:
     server.script(Step(body="<html>502 Bad Gateway</html>"))
+    heard: list[bool] = []
+    answerer = LLMAnswerer(openai_chat(server.base_url, api_key=KEY), on_unusable=heard.append)
+    result = answerer.answer(request())
+    answerer.backend.close()
+
+    assert result.error is None and result.answer_text
+    assert len(server.requests) == 2 and heard == [True]
+
+
+def test_openai_provider__garbage_body_every_time__case_error_with_raw_text_after_bounded_attempts(
+    server: FakeOpenAIServer,
+) -> None:
+    server.script(*[Step(body="<html>502 Bad Gateway</html>")] * 5)
     answerer = _answerer(server)
     result = answerer.answer(request())
     answerer.backend.close()
 
-    assert result.error is not None and "unusable reply" in result.error
+    assert result.error is not None and "unusable reply" in result.error and "(3 attempts)" in result.error
     assert result.raw_output == "<html>502 Bad Gateway</html>"
-    assert len(server.requests) == 1
+    assert len(server.requests) == 3
 
 
-def test_openai_provider__garbage_content__unparsable_answer_kept_with_its_cost(
+def test_openai_provider__garbage_content__unparsable_answer_kept_with_the_cost_of_every_attempt(
     server: FakeOpenAIServer,
 ) -> None:
-    server.script(Step(content="I believe it is fourteen days, but check the policy."))
+    prose = "I believe it is fourteen days, but check the policy."
+    server.script(*[Step(content=prose)] * 3)
     answerer = _answerer(server)
     result = answerer.answer(request())
     answerer.backend.close()
 
     assert result.error is not None and "unparsable answer: no JSON object" in result.error
-    assert result.raw_output == "I believe it is fourteen days, but check the policy."
-    assert result.usage.output_tokens > 0 and result.cost_usd is not None and result.cost_usd > 0
+    assert result.raw_output == prose
+    assert len(server.requests) == 3
+    one_call = server.usages[0]["completion_tokens"]
+    assert result.usage.output_tokens == 3 * one_call and result.cost_usd is not None and result.cost_usd > 0
 
 
 def test_openai_provider__bad_key__fails_fast_and_later_calls_make_no_request(

@@ -1,0 +1,168 @@
+"""The CLI in-process against a scratch workspace, for the bad-input tests and the property suite.
+
+`cli(argv, cwd)` runs `cairn_action.cli.main` with captured streams (and argparse's SystemExit turned into its
+code), so hundreds of malformed inputs run in seconds instead of spawning hundreds of interpreters.
+`Workspace` is a tiny corpus, golden set, config, run artifact and reports that each test may break.
+`as_unprivileged` runs a function in a child process that has dropped root (CI runs as root, and root reads
+and writes through any permission bit).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import shutil
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fakes.eval_kit import TINY
+
+from cairn_action.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+REPORTS = REPO / "tests" / "data" / "reports"
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def error_line(self) -> str:
+        """The `error: ...` line (the first line of stderr that is one), or ''."""
+        return next((line for line in self.err.splitlines() if line.startswith("error: ")), "")
+
+
+def cli(argv: list[str], cwd: Path) -> Ran:
+    """`cairn ARGV` run in `cwd`, in this process."""
+    out, err = io.StringIO(), io.StringIO()
+    before = Path.cwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(argv)
+            except SystemExit as exc:  # argparse: --help exits 0, a usage error exits 2
+                code = exc.code if isinstance(exc.code, int) else 2
+            except BaseException:  # cli.main must never let one out; show it as a crash would look
+                err.write(traceback.format_exc())
+                code = -1
+    finally:
+        os.chdir(before)
+    return Ran(code=code, out=out.getvalue(), err=err.getvalue())
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    """Every file under `folder` (relative path → sha256), symlinks as their target: to see what changed."""
+    found: dict[str, str] = {}
+    for root, _, files in os.walk(folder):
+        for name in files:
+            path = Path(root) / name
+            rel = str(path.relative_to(folder))
+            if path.is_symlink():
+                found[rel] = "-> " + os.readlink(path)
+                continue
+            if not path.is_file():  # a FIFO: reading it would wait for a writer
+                found[rel] = "special"
+                continue
+            try:
+                found[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError as exc:
+                found[rel] = f"unreadable {exc.errno}"
+    return found
+
+
+def assert_user_error(ran: Ran, *names: str | Path) -> None:
+    """Exit 2, no traceback, and the error line names one of `names` (a file, or a flag)."""
+    assert ran.code == 2, f"exit {ran.code}\n{ran.err}"
+    assert "Traceback" not in ran.err, ran.err
+    line = ran.error_line or ran.err.strip().splitlines()[-1]
+    assert any(str(n) in line for n in names), f"{line!r} names none of {names}"
+
+
+class Workspace:
+    """A scratch project: cairn.toml over a copy of the tiny corpus and golden set, and two reports."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.corpus = root / "corpus"
+        self.golden_dir = root / "golden"
+        self.golden = self.golden_dir / "golden.jsonl"
+        self.config = root / "cairn.toml"
+        self.baseline = root / "baseline.json"
+        self.candidate = root / "candidate.json"
+        shutil.copytree(TINY / "corpus", self.corpus)
+        self.golden_dir.mkdir()
+        shutil.copy(TINY / "golden.jsonl", self.golden)
+        shutil.copy(TINY / "golden.version", self.golden_dir / "golden.version")
+        self.write_config("")
+        shutil.copy(REPORTS / "baseline.json", self.baseline)
+        shutil.copy(REPORTS / "baseline.json", self.candidate)
+
+    def write_config(self, body: str, *, name: str = "tiny") -> Path:
+        self.config.write_text(
+            f'name = "{name}"\n{body.strip()}\n\n[corpus]\npath = "corpus"\n\n[golden]\npath = "golden"\n',
+            encoding="utf-8",
+        )
+        return self.config
+
+    def report(self) -> dict[str, Any]:
+        return json.loads(self.baseline.read_text(encoding="utf-8"))
+
+    def eval_args(self, *extra: str) -> list[str]:
+        return ["eval", "--config", str(self.config), "--no-progress", "--split", "all", *extra]
+
+
+def as_unprivileged(function: Callable[[], Any]) -> Any:
+    """`function()` in a forked child that dropped root for `nobody`; its JSON-able result comes back.
+
+    A fork, not `subprocess.run(user=...)`: the interpreter may live where `nobody` cannot execute it (a
+    pyenv build under /root), but a forked child already runs it. Run as a non-root user, it just calls.
+    """
+    if os.geteuid() != 0:
+        return function()
+    import pwd
+
+    nobody = pwd.getpwnam("nobody")
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: drop privileges for good, run, report, and leave without cleanup
+        try:
+            os.close(read_end)
+            os.setgroups([])
+            os.setgid(nobody.pw_gid)
+            os.setuid(nobody.pw_uid)
+            payload = json.dumps({"result": function()})
+        except BaseException:
+            payload = json.dumps({"crash": traceback.format_exc()})
+        with os.fdopen(write_end, "w") as handle:
+            handle.write(payload)
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end) as handle:
+        data = handle.read()
+    os.waitpid(pid, 0)
+    reply = json.loads(data)
+    assert "crash" not in reply, reply.get("crash")
+    return reply["result"]
+
+
+def give_to_nobody(path: Path) -> None:
+    """`chown -R nobody` (as root), so the unprivileged child owns the workspace it writes to."""
+    if os.geteuid() != 0:
+        return
+    import pwd
+
+    nobody = pwd.getpwnam("nobody")
+    for root, dirs, files in os.walk(path):
+        for name in [*dirs, *files]:
+            os.lchown(Path(root) / name, nobody.pw_uid, nobody.pw_gid)
+    os.chown(path, nobody.pw_uid, nobody.pw_gid)
