@@ -208,9 +208,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for line in outcome.summary():
         print(line)
     print(f"run artifact: {shown(outcome.path, cwd)}")
-    if outcome.records and len(outcome.failed) == len(outcome.records):
+    first_pass = outcome.first_pass
+    if first_pass and len(outcome.failed) == len(first_pass):
         raise InfrastructureError(
-            f"every case failed ({len(outcome.records)} of {len(outcome.records)}); the artifact lists why",
+            f"every case failed ({len(first_pass)} of {len(first_pass)}); the artifact lists why",
             "check the provider settings and that it is reachable, then rerun to retry",
         )
     if args.run_only:

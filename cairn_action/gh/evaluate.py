@@ -92,8 +92,9 @@ def evaluator(
             artifact = scratch / "run.jsonl"
             _run(loaded, artifact, workdir=workdir, env=env, workflow=workflow)
             found = read_artifact(artifact)
-            failed = [r for r in found.records if r.status == "error"]
-            if found.records and len(failed) == len(found.records):
+            failed = [r for r in found.records if r.status == "error" and r.sample == 0]
+            first_pass = [r for r in found.records if r.sample == 0]
+            if first_pass and len(failed) == len(first_pass):
                 raise InfrastructureError(
                     f"every case of {loaded.config.name} failed; the run artifact lists why",
                     "check the provider's settings and its API key secret (`env:`)",

@@ -40,6 +40,7 @@ class CountingAnswerer:
 
     def __init__(self) -> None:
         self.inner = StubAnswerer()
+        self.deterministic = True  # the stub's answers, counted: asked once per case like the stub
         self.name = self.inner.name
         self.model = self.inner.model
         self.calls: list[str] = []

@@ -1,0 +1,148 @@
+"""Samples per case, end to end: baseline samples of critical cases, confirmation of what changed, repeats
+through the cache, and the gate's verdict on them (`cairn eval`, `cairn eval --baseline`, `cairn gate`).
+
+The target is the tiny RAG function (tests/fakes/tiny_rag.py) behind a wrapper written per test, which can
+get one case wrong on the first ask only (flaky), on every ask (a real loss), or raise (an error).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from eval_kit import evaluate, write_config
+
+from cairn_action.cli import main
+
+WRAPPER = """
+import json
+import threading
+from pathlib import Path
+
+from tiny_rag import answer as tiny_answer
+
+LOCK = threading.Lock()  # cases run on several threads
+STATE = Path(__file__).with_name("asks.json")
+MODE = {mode!r}
+CASE_QUESTION = {question!r}
+
+
+def answer(question):
+    with LOCK:
+        asks = json.loads(STATE.read_text()) if STATE.exists() else {{}}
+        asks[question] = asks.get(question, 0) + 1
+        STATE.write_text(json.dumps(asks))
+    if question == CASE_QUESTION:
+        if MODE == "error":
+            raise RuntimeError("backend down")
+        if MODE == "always" or (MODE == "first" and asks[question] == 1):
+            return {{"answer": "It is 42 days.", "confidence": 0.9, "passages": []}}
+    return tiny_answer(question)
+"""
+_UNANSWERABLE = "t-07"
+
+
+def _question(case_id: str) -> str:
+    golden = Path(__file__).resolve().parents[1] / "data" / "tiny_rag" / "golden.jsonl"
+    for line in golden.read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        if case["id"] == case_id:
+            return case["question"]
+    raise AssertionError(case_id)
+
+
+def _project(folder: Path, module: str, mode: str, gate: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{module}.py").write_text(WRAPPER.format(mode=mode, question=_question(_UNANSWERABLE)))
+    write_config(folder, "tiny", f'target = "python:{module}:answer"\n\n[gate]\n{gate}')
+    return folder
+
+
+def _asks(folder: Path) -> dict[str, int]:
+    return json.loads((folder / "asks.json").read_text())
+
+
+def _baseline(tmp_path: Path, capsys, monkeypatch) -> Path:  # noqa: ANN001 - pytest fixtures
+    folder = _project(tmp_path / "base", "base_rag", "never")
+    run = evaluate(folder, "tiny", capsys, monkeypatch)
+    assert run.code == 0, run.err
+    return folder / "reports" / "latest" / "tiny.json"
+
+
+def test_eval__no_baseline__critical_cases_asked_baseline_samples_times(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = json.loads(_baseline(tmp_path, capsys, monkeypatch).read_text())
+    by_id = {c["case_id"]: c for c in report["per_case"]}
+    # t-07 (unanswerable) and t-08 (false_premise) are critical: 3 asks; the six others: 1.
+    assert {cid: c["n_samples"] for cid, c in by_id.items()} == {
+        **{f"t-0{i}": 1 for i in range(1, 7)},
+        "t-07": 3,
+        "t-08": 3,
+    }
+    assert by_id["t-07"]["n_right"] == 3 and by_id["t-07"]["agreement"] == 1.0
+    assert report["notes"]["extra_samples"]["samples"] == 4
+    assert report["notes"]["deterministic"] is False
+    assert _asks(tmp_path / "base")[_question("t-07")] == 3
+
+
+@pytest.mark.parametrize(
+    ("mode", "status", "code", "asks"),
+    [("first", "pass", 0, 5), ("always", "regression", 1, 5), ("error", "incomplete", 3, 2)],
+)
+def test_eval_baseline__changed_case_confirmed__flaky_passes_loss_fails_error_incomplete(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    status: str,
+    code: int,
+    asks: int,
+) -> None:
+    baseline = _baseline(tmp_path, capsys, monkeypatch)
+    folder = _project(tmp_path / "pr", f"pr_rag_{mode}", mode)
+    run = evaluate(folder, "tiny", capsys, monkeypatch, "--baseline", str(baseline))
+    assert run.code == 0, run.err
+    # Only the changed case is asked again: 1 + confirm_samples (4); an error is retried once instead.
+    counts = _asks(folder)
+    assert counts[_question(_UNANSWERABLE)] == asks
+    assert all(n == 1 for q, n in counts.items() if q != _question(_UNANSWERABLE))
+    if mode != "error":
+        assert "confirmation: re-asked 1 case(s)" in run.out
+    candidate = folder / "reports" / "latest" / "tiny.json"
+    out = tmp_path / "decision.json"
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["gate", str(baseline), str(candidate), "--json", str(out)]) == code
+    decision = json.loads(out.read_text())["decision"]
+    assert decision["status"] == status
+    if mode == "first":
+        flaky = [c for c in json.loads(out.read_text())["comparison"]["changes"] if c["outcome"] == "flaky"]
+        assert [c["case_id"] for c in flaky] == [_UNANSWERABLE]
+    if mode == "always":
+        (reason,) = decision["reasons"]
+        assert "wrong in 5 of 5 samples, right in the baseline's 3 of 3" in reason["message"]
+
+
+def test_eval__repeats__every_case_asked_n_times_and_a_rerun_is_served_from_the_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openai_server import FakeOpenAIServer  # the loopback fake of the chat-completions API
+
+    with FakeOpenAIServer() as server:
+        body = (
+            f'[provider]\nname = "openai"\nmodel = "gpt-4o-mini"\nbase_url = "{server.base_url}"\n'
+            "[run]\nrepeats = 2\n[gate]\nbaseline_samples = 1\n"
+        )
+        write_config(tmp_path, "tiny", body)
+        first = evaluate(tmp_path, "tiny", capsys, monkeypatch)
+        assert first.code == 0, first.err
+        made = len(server.requests)
+        again = evaluate(tmp_path, "tiny", capsys, monkeypatch)
+        assert again.code == 0, again.err
+        assert len(server.requests) == made  # the second ask of each case has its own cache entry
+    assert made == 2 * 8
+    report = first.report
+    assert {c["n_samples"] for c in report["per_case"]} == {2}
+    assert report["notes"]["extra_samples"]["samples"] == 8
