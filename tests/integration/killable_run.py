@@ -24,6 +24,7 @@ class SlowLoggingAnswerer:
 
     def __init__(self, log_path: Path, delay: float) -> None:
         self.inner = StubAnswerer()
+        self.deterministic = True  # the stub, slowed down: resumed by the stub itself
         self.name = self.inner.name
         self.model = self.inner.model
         self.log_path = log_path

@@ -63,7 +63,7 @@ def _asks(folder: Path) -> dict[str, int]:
     return json.loads((folder / "asks.json").read_text())
 
 
-def _baseline(tmp_path: Path, capsys, monkeypatch) -> Path:  # noqa: ANN001 - pytest fixtures
+def _baseline(tmp_path: Path, capsys, monkeypatch) -> Path:
     folder = _project(tmp_path / "base", "base_rag", "never")
     run = evaluate(folder, "tiny", capsys, monkeypatch)
     assert run.code == 0, run.err
