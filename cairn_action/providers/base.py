@@ -21,6 +21,9 @@ class AnswerRequest:
     question: str
     hits: tuple[Hit, ...]
     """The top-k chunks, best first, that the answerer may use and cite."""
+    system_canary: str | None = None
+    """A secret line planted in the system prompt by `cairn attack` (prompt extraction); None otherwise.
+    Answerers without a system prompt (the stub) ignore it."""
 
 
 class AnswerResult(BaseModel):

@@ -60,7 +60,7 @@ class LLMAnswerer:
 
     def request_key(self, request: AnswerRequest) -> str:
         """sha256 of the backend's identity, the contract version and the full prompt (no secrets)."""
-        prompt = build_answer_prompt(request.question, request.hits)
+        prompt = build_answer_prompt(request.question, request.hits, canary=request.system_canary)
         payload = {
             **self.backend.identity(),
             "prompt_version": PROMPT_VERSION,
@@ -71,7 +71,7 @@ class LLMAnswerer:
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
         """One call; an unusable reply is an `error` result with the raw text, never an exception."""
-        prompt = build_answer_prompt(request.question, request.hits)
+        prompt = build_answer_prompt(request.question, request.hits, canary=request.system_canary)
         try:
             completion = self.backend.complete(
                 ChatPrompt(system=prompt.system, user=prompt.user, want_logprobs=True)
