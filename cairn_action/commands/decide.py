@@ -72,12 +72,15 @@ def print_decision(result: GateResult) -> None:
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
+    from cairn_action.commands.attack import gate_attack_reports, is_attack_report
     from cairn_action.errors import RefusedComparison
     from cairn_action.gate import run_gate
     from cairn_action.render.markdown import render_comment
     from cairn_action.render.trend import build_trend
     from cairn_action.report.io import dumps, read_report, write_text_atomic
 
+    if is_attack_report(args.baseline) or is_attack_report(args.candidate):
+        return gate_attack_reports(args)  # both must be attack reports; its reader says so otherwise
     baseline, candidate = read_report(args.baseline), read_report(args.candidate)
     result = run_gate(baseline, candidate, override=_gate_override(args), source=str(args.baseline))
     trend = build_trend(_gate_history(args.history, candidate.config_name), candidate)
