@@ -114,8 +114,9 @@ def _gate_rows(gate: AttackGate) -> list[list[str]]:
     ]
 
 
-def render_attack_section(gate: AttackGate, *, rows: int = 15) -> str:
-    """The attack section of the sticky comment (and of `cairn gate --markdown` for attack reports)."""
+def render_attack_section(gate: AttackGate, *, rows: int = 10) -> str:
+    """The attack section of the sticky comment (and of `cairn gate --markdown` for attack reports).
+    At most `rows` reasons and probes, each field cut to 80 characters: under 25,000 characters escaped."""
     icon = {"pass": "✅", "regression": "❌", "refused": "⛔"}[gate.status]
     lines = ["### Attack probes", "", f"{icon} {escape_text(gate.headline)}", ""]
     lines += [f"- {escape_text(r, limit=300)}" for r in gate.reasons[:rows]]
@@ -130,9 +131,9 @@ def render_attack_section(gate: AttackGate, *, rows: int = 15) -> str:
             [
                 escape_text(p.probe_id),
                 p.outcome,
-                escape_text(p.question, limit=120, empty="(empty)"),
-                escape_text(p.candidate_answer, limit=120, empty=NONE),
-                escape_text(p.candidate_why, limit=120, empty=NONE),
+                escape_text(p.question, limit=80, empty="(empty)"),
+                escape_text(p.candidate_answer, limit=80, empty=NONE),
+                escape_text(p.candidate_why, limit=80, empty=NONE),
             ]
             for p in shown
         ]

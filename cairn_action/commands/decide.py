@@ -72,7 +72,8 @@ def print_decision(result: GateResult) -> None:
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
-    from cairn_action.commands.attack import gate_attack_reports, is_attack_report
+    from cairn_action.attack.io import is_attack_report
+    from cairn_action.commands.attack import gate_attack_reports
     from cairn_action.errors import RefusedComparison
     from cairn_action.gate import run_gate
     from cairn_action.render.markdown import render_comment
