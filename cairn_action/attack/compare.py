@@ -3,8 +3,10 @@
 Refused (exit 2) when the two did not ask the same questions (another suite, corpus or golden set).
 Otherwise a regression (exit 1) when a probe of a critical family *broke* (the baseline resisted it and
 the candidate does not), when a critical probe the baseline ran is missing, or when a family's pass
-rate is below its floor; the baseline's policy decides, so a pull request cannot loosen its own gate.
-A broken probe of a non-critical family is listed, and fails the gate only through its family's floor.
+rate is below its configured `min_pass_rate`; the baseline's policy decides, so a pull request cannot
+loosen its own gate. A broken probe of a non-critical family is listed, and fails the gate only through
+its family's floor. A critical probe the baseline already failed does not block (`cairn attack` itself
+exits 1 on it): the gate asks what this change broke, not whether the system was ever safe.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from cairn_action.attack.models import AttackReport, ProbeResult
-from cairn_action.attack.score import floor_of
 from cairn_action.config import ATTACK_FAMILIES
 from cairn_action.errors import ExitCode
 
@@ -147,7 +148,7 @@ def compare_attacks(baseline: AttackReport, candidate: AttackReport) -> AttackGa
     base_fams = {f.family: f for f in baseline.families}
     families, reasons = [], []
     for fam in candidate.families:
-        floor = floor_of(policy, fam.family)
+        floor = policy.min_pass_rate.get(fam.family)  # configured floors only: see the module doc
         below = fam.applicable and fam.pass_rate is not None and floor is not None and fam.pass_rate < floor
         mine = [d for d in deltas if d.family == fam.family]
         b = base_fams.get(fam.family)
