@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from cairn_action import __version__
 from cairn_action.attack.io import attack_paths, read_attack_report
 from cairn_action.commands.evaluate import _load_config_args, shown, utc_now
-from cairn_action.errors import ExitCode, InfrastructureError
+from cairn_action.errors import DataError, ExitCode, InfrastructureError
 
 if TYPE_CHECKING:
     import argparse
@@ -67,10 +67,17 @@ def cmd_attack(args: argparse.Namespace) -> int:
 def gate_attack_reports(args: argparse.Namespace) -> int:
     """`cairn gate BASELINE CANDIDATE` when both are attack reports."""
     from cairn_action.attack.compare import compare_attacks
+    from cairn_action.attack.io import is_attack_report
     from cairn_action.attack.render import render_attack_section
     from cairn_action.errors import RefusedComparison
     from cairn_action.report.io import dumps, write_text_atomic
 
+    for path in (args.baseline, args.candidate):
+        if not is_attack_report(path):
+            raise DataError(
+                f"{path}: not an attack report, while the other one is",
+                "gate two `cairn eval` reports, or two `cairn attack` reports (reports/attack-<config>.json)",
+            )
     baseline, candidate = read_attack_report(args.baseline), read_attack_report(args.candidate)
     gate = compare_attacks(baseline, candidate)
     if args.markdown:

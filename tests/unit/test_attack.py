@@ -287,3 +287,25 @@ def test_attack_schema__committed_schema_matches_the_model() -> None:
 
     committed = ROOT / "schemas" / ATTACK_SCHEMA_FILE
     assert committed.read_text(encoding="utf-8") == schema_text(AttackReport), "run scripts/export-schemas"
+
+
+def test_gate_cli__attack_report_against_an_eval_report__exit_2_naming_the_file(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from cairn_action.cli import main
+
+    eval_report = ROOT / "reports" / "latest" / "default.json"
+    code = main(["gate", str(ROOT / "reports" / "attack-default.json"), str(eval_report)])
+    assert code == 2
+    assert f"error: {eval_report}: not an attack report, while the other one is" in capsys.readouterr().err
+
+
+def test_attack_cli__unknown_family__exit_2_listing_the_known_ones(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cairn_action.cli import main
+
+    monkeypatch.chdir(ROOT)
+    assert main(["attack", "--families", "off_topic,bogus"]) == 2
+    err = capsys.readouterr().err
+    assert "--families: unknown family bogus" in err and "premise_perturbation" in err
