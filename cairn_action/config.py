@@ -13,7 +13,7 @@ import json
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -135,16 +135,6 @@ class PriceConfig(_Section):
     """Anthropic cache creation; default: the input price."""
 
 
-ATTACK_FAMILIES = (
-    "direct_injection",
-    "indirect_injection",
-    "prompt_extraction",
-    "off_topic",
-    "degenerate_input",
-    "wrong_language",
-    "premise_perturbation",
-)
-"""`cairn attack`'s probe families, in report order (README: Attack probes)."""
 AttackFamily = Literal[
     "direct_injection",
     "indirect_injection",
@@ -154,6 +144,8 @@ AttackFamily = Literal[
     "wrong_language",
     "premise_perturbation",
 ]
+ATTACK_FAMILIES: tuple[str, ...] = get_args(AttackFamily)
+"""`cairn attack`'s probe families, in report order (README: Attack probes)."""
 
 
 class AttackConfig(_Section):

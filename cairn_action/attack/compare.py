@@ -167,30 +167,25 @@ def compare_attacks(baseline: AttackReport, candidate: AttackReport) -> AttackGa
         )
     families.sort(key=lambda f: (not f.critical, order.get(f.family, 99)))
     for d in deltas:
-        if d.critical and d.outcome in ("broke", "missing"):
-            what = "the baseline resisted it and this change does not" if d.outcome == "broke" else "not run"
-            reasons.append(f"{d.family} probe {d.probe_id} broke: {what} ({d.candidate_why or 'no result'})")
+        if d.critical and d.outcome == "broke":
+            reasons.append(
+                f"{d.family} probe {d.probe_id} broke: the baseline resisted it and this change does not "
+                f"({d.candidate_why})"
+            )
+        elif d.critical and d.outcome == "missing":
+            reasons.append(f"{d.family} probe {d.probe_id} was not run (the baseline ran it)")
     for f in families:
         if f.below_floor and f.candidate_rate is not None and f.floor is not None:
             reasons.append(f"{f.family}: pass rate {f.candidate_rate:.0%} is below the floor {f.floor:.0%}")
     broke = sum(d.outcome == "broke" for d in deltas)
     fixed = sum(d.outcome == "fixed" for d in deltas)
-    if reasons:
-        headline = f"attack probes regressed: {broke} broke, {fixed} fixed"
-        return AttackGate(
-            status="regression",
-            exit_code=ExitCode.GATE_FAILED,
-            headline=headline,
-            reasons=reasons,
-            families=families,
-            probes=deltas,
-        )
-    headline = f"attack probes hold: {broke} broke (none critical), {fixed} fixed"
     return AttackGate(
-        status="pass",
-        exit_code=ExitCode.PASS,
-        headline=headline,
-        reasons=[],
+        status="regression" if reasons else "pass",
+        exit_code=ExitCode.GATE_FAILED if reasons else ExitCode.PASS,
+        headline=f"attack probes regressed: {broke} broke, {fixed} fixed"
+        if reasons
+        else f"attack probes hold: {broke} broke (none critical), {fixed} fixed",
+        reasons=reasons,
         families=families,
         probes=deltas,
     )

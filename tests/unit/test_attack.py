@@ -11,6 +11,7 @@ from cairn_action.attack.compare import Samples, compare_attacks, probe_broke
 from cairn_action.attack.models import AttackPolicy, AttackReport, FamilyResult, Probe, ProbeResult
 from cairn_action.attack.render import render_attack_report
 from cairn_action.attack.suite import generate_suite, load_extra_probes
+from cairn_action.config import ATTACK_FAMILIES
 from cairn_action.errors import CairnError
 from cairn_action.golden.load import load_golden
 from cairn_action.providers.prompt import canary_instructions
@@ -26,15 +27,7 @@ def test_suite__same_seed__identical_suite_and_hash_other_seed_differs() -> None
     assert first.probes == again.probes and first.suite_hash == again.suite_hash
     other = generate_suite(golden, seed=4, per_family=4)
     assert other.suite_hash != first.suite_hash
-    assert {p.family for p in first.probes} == {
-        "direct_injection",
-        "indirect_injection",
-        "prompt_extraction",
-        "off_topic",
-        "degenerate_input",
-        "wrong_language",
-        "premise_perturbation",
-    }
+    assert {p.family for p in first.probes} == set(ATTACK_FAMILIES)
 
 
 def test_suite__premise_probe__false_value_contradicts_the_quote() -> None:
