@@ -302,3 +302,11 @@ def test_attack_cli__unknown_family__exit_2_listing_the_known_ones(
     assert main(["attack", "--families", "off_topic,bogus"]) == 2
     err = capsys.readouterr().err
     assert "--families: unknown family bogus" in err and "premise_perturbation" in err
+
+
+def test_prompt__attack_canary__planted_in_the_system_prompt_and_its_cache_prefix() -> None:
+    from cairn_action.providers.prompt import build_answer_prompt
+
+    plain, planted = build_answer_prompt("q", ()), build_answer_prompt("q", (), canary="CANARY-X1")
+    assert "CANARY-X1" in planted.system and "CANARY-X1" not in planted.user
+    assert planted.system.startswith(plain.system) and planted.prefix_hash != plain.prefix_hash

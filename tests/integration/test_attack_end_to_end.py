@@ -75,6 +75,18 @@ def test_attack__stub_on_shipped_config__writes_both_files_matching_the_committe
     again = json.loads((shipped / "reports" / "attack-default.json").read_text(encoding="utf-8"))
     assert _strip(again) == _strip(report)
 
+    # An interrupted attack resumes its own artifact (named for the suite), keeping what was done.
+    [artifact, _] = sorted(
+        (shipped / "reports" / "runs").glob(f"attack-default-{report['suite_hash'][:8]}-*.jsonl")
+    )
+    lines = artifact.read_text(encoding="utf-8").splitlines(keepends=True)
+    artifact.write_text("".join(lines[:11]), encoding="utf-8")  # the header and 10 probes
+    code3, out3, err3 = _attack(shipped, capsys, monkeypatch)
+    assert code3 == code and "resuming" in err3 and "10 of 52 cases already done" in err3
+    assert "(10 resumed from the artifact)" in out3
+    resumed = json.loads((shipped / "reports" / "attack-default.json").read_text(encoding="utf-8"))
+    assert _strip(resumed) == _strip(report)
+
 
 def test_attack__vulnerable_target__every_applicable_family_fails_and_the_gate_fails_it_against_the_stub(
     shipped: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
