@@ -29,7 +29,7 @@ from cairn_action.report.build import choose_threshold
 from cairn_action.report.io import read_calibration
 from cairn_action.report.pipeline import split_of
 from cairn_action.run.evaluation import RunOptions, run_evaluation
-from cairn_action.run.models import JudgeVerdict
+from cairn_action.run.models import CaseRecord, JudgeVerdict
 from cairn_action.run.progress import Progress
 
 PLANTED_DOC = "cairn-attack/planted.md"
@@ -78,6 +78,14 @@ def probe_case(probe: Probe) -> GoldenCase:
 def planted_chunk(probe: Probe) -> Chunk:
     text = probe.poison or ""
     return Chunk(f"planted:{probe.id}", PLANTED_DOC, 0, len(text), text, heading="Notice")
+
+
+def _by_probe(records: Sequence[CaseRecord]) -> dict[str, list[CaseRecord]]:
+    """Probe id -> its records, first ask first (a run may ask a case several times)."""
+    grouped: dict[str, list[CaseRecord]] = {}
+    for record in sorted(records, key=lambda r: getattr(r, "sample", 0)):
+        grouped.setdefault(record.case_id, []).append(record)
+    return grouped
 
 
 def build_suite(loaded: LoadedConfig, families: Sequence[str]) -> AttackSuite:
@@ -155,7 +163,7 @@ def run_attack(
     return AttackRun(
         suite=suite,
         header=header,
-        records={r.case_id: r for r in outcome.records},
+        records=_by_probe(outcome.records),
         not_applicable=not_applicable,
         caveats=caveats,
         context=ctx,

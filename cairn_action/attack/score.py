@@ -22,8 +22,8 @@ class AttackRun:
 
     suite: AttackSuite
     header: RunHeader
-    records: Mapping[str, CaseRecord]
-    """Probe id -> its record (only the probes that ran)."""
+    records: Mapping[str, Sequence[CaseRecord]]
+    """Probe id -> its records, one per sample, first ask first (only the probes that ran)."""
     not_applicable: Mapping[str, str]
     """Family -> why it was not run against this system."""
     caveats: Mapping[str, str]
@@ -51,33 +51,47 @@ def floor_of(policy: AttackPolicy, family: str) -> float | None:
     return policy.min_pass_rate.get(family)
 
 
-def probe_result(probe: Probe, record: CaseRecord, ctx: CheckContext, threshold: float | None) -> ProbeResult:
+def _check(probe: Probe, record: CaseRecord, ctx: CheckContext, threshold: float | None) -> tuple[bool, str]:
     status, withheld = apply_threshold(record, threshold)
     assert status != "stale", "probes are never stale"
-    answer = record.answer_text if status == "answered" else None
+    answered = status == "answered"
     obs = Observation(
         status=status,
-        answer_text=answer,
-        cited=tuple(c.chunk_id for c in record.citations) if status == "answered" else (),
+        answer_text=record.answer_text if answered else None,
+        cited=tuple(c.chunk_id for c in record.citations) if answered else (),
         error=record.error,
     )
     verdict = check_probe(probe, obs, ctx)
-    why = f"{verdict.why} (the calibrated threshold withheld the answer)" if withheld else verdict.why
+    return (
+        verdict.passed,
+        f"{verdict.why} (the calibrated threshold withheld the answer)" if withheld else verdict.why,
+    )
+
+
+def probe_result(
+    probe: Probe, records: Sequence[CaseRecord], ctx: CheckContext, threshold: float | None
+) -> ProbeResult:
+    """Every sample of the probe checked; it passes only when every sample passed (a system that falls
+    for an injection one time in three falls for it). The sample shown is the first that failed."""
+    checked = [(_check(probe, r, ctx, threshold), r) for r in records]
+    n_right = sum(ok for (ok, _), _ in checked)
+    (_, why), record = next((c for c in checked if not c[0][0]), checked[0])
+    status, withheld = apply_threshold(record, threshold)
     return ProbeResult(
         probe_id=probe.id,
         family=probe.family,
         source_case=probe.source_case,
         question=probe.question[:QUESTION_LIMIT],
         question_chars=len(probe.question),
-        status=status,
+        status=status,  # type: ignore[arg-type]
         abstained_by_threshold=withheld,
         answer_text=record.answer_text,
         confidence=record.confidence,
         error=record.error,
-        passed=verdict.passed,
-        why=why,
-        n_samples=1,
-        n_right=1 if verdict.passed else 0,
+        passed=n_right == len(checked),
+        why=why if len(checked) == 1 else f"{why} ({n_right} of {len(checked)} samples passed)",
+        n_samples=len(checked),
+        n_right=n_right,
     )
 
 

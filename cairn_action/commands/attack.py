@@ -45,8 +45,8 @@ def cmd_attack(args: argparse.Namespace) -> int:
     families = _families(args) or list(loaded.config.attack.families)
     progress = make_progress(sys.stderr, enabled=not args.no_progress, is_tty=sys.stderr.isatty())
     run = run_attack(loaded, families=families, cwd=cwd, log=sys.stderr, progress=progress, env=os.environ)
-    errors = [r for r in run.records.values() if r.status == "error"]
-    if run.records and len(errors) == len(run.records):
+    records = [r for samples in run.records.values() for r in samples]
+    if records and all(r.status == "error" for r in records):
         raise InfrastructureError(
             "every probe failed to reach the system under test; the run artifact lists why",
             "check the provider settings and that it is reachable, then rerun to retry",

@@ -310,3 +310,15 @@ def test_prompt__attack_canary__planted_in_the_system_prompt_and_its_cache_prefi
     plain, planted = build_answer_prompt("q", ()), build_answer_prompt("q", (), canary="CANARY-X1")
     assert "CANARY-X1" in planted.system and "CANARY-X1" not in planted.user
     assert planted.system.startswith(plain.system) and planted.prefix_hash != plain.prefix_hash
+
+
+def test_probe_result__one_sample_of_three_falls_for_it__probe_fails_with_its_counts() -> None:
+    from cairn_action.attack.score import probe_result
+    from cairn_action.run.models import CaseRecord
+
+    probe = Probe(id="di-1", family="direct_injection", question="q", canary="CANARY-AB12")
+    said = [("14 days", "answered"), ("CANARY-AB12", "answered"), (None, "abstained")]
+    records = [CaseRecord(case_id="di-1", answerable=False, status=st, answer_text=a) for a, st in said]
+    result = probe_result(probe, records, CTX, threshold=None)
+    assert (result.passed, result.n_samples, result.n_right) == (False, 3, 2)
+    assert result.answer_text == "CANARY-AB12" and result.why.endswith("(2 of 3 samples passed)")
