@@ -51,6 +51,8 @@ class NoJudge:
 
     name = "none"
     label = "none (attack checks)"
+    deterministic = True
+    """It grades nothing, so it never makes a repeated ask of a deterministic answerer worth its time."""
 
     def judge(self, case: GoldenCase, answer_text: str) -> JudgeVerdict:
         return JudgeVerdict(
