@@ -148,7 +148,7 @@ def main(env: Mapping[str, str] | None = None) -> int:
             workflow,
             evaluate=evaluator(env, workflow, now),
             now=now,
-            attack=attack_runner(env, workflow),
+            attack=attack_runner(env, workflow, now),
             event=read_event(Path(env["GITHUB_EVENT_PATH"])),
         )
     except CairnError as exc:

@@ -196,6 +196,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="only these families (space or comma separated; default: [attack] families, all seven)",
     )
     _add_reports(att, help="where to write the attack report (default: reports)")
+    att.add_argument("--run-only", action="store_true", help="stop after writing the run artifact")
+    att.add_argument(
+        "--artifact",
+        type=Path,
+        help="run artifact to write, or to resume if it exists (default: the newest unfinished attack run "
+        "of this config and suite in reports/runs/, else reports/runs/attack-<config>-<suite>-<UTC>.jsonl)",
+    )
     _add_no_progress(att)
     att.set_defaults(handler=attack.cmd_attack)
 

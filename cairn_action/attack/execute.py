@@ -11,6 +11,7 @@ exactly as it does in the report.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
@@ -20,6 +21,7 @@ from cairn_action.attack.models import Probe
 from cairn_action.attack.score import AttackRun
 from cairn_action.attack.suite import AttackSuite, generate_suite, load_extra_probes
 from cairn_action.config import LoadedConfig
+from cairn_action.errors import DataError
 from cairn_action.golden.load import load_golden
 from cairn_action.golden.models import GoldenCase
 from cairn_action.index.chunks import Chunk
@@ -28,8 +30,9 @@ from cairn_action.providers.prompt import canary_instructions
 from cairn_action.report.build import choose_threshold
 from cairn_action.report.io import read_calibration
 from cairn_action.report.pipeline import split_of
+from cairn_action.run.artifact import read_artifact
 from cairn_action.run.evaluation import RunOptions, run_evaluation
-from cairn_action.run.models import CaseRecord, JudgeVerdict
+from cairn_action.run.models import CaseRecord, JudgeVerdict, RunHeader
 from cairn_action.run.progress import Progress
 
 PLANTED_DOC = "cairn-attack/planted.md"
@@ -121,6 +124,72 @@ def _system_view(
     return {}, {}, ctx
 
 
+@dataclass(frozen=True)
+class AttackPlan:
+    """The suite, what applies to the system under test, and the run options that ask it."""
+
+    suite: AttackSuite
+    not_applicable: dict[str, str]
+    caveats: dict[str, str]
+    context: CheckContext
+    options: RunOptions
+
+
+def plan_attack(
+    loaded: LoadedConfig, families: Sequence[str], provider: str, *, artifact: Path | None = None
+) -> AttackPlan:
+    """Everything about the attack that follows from the config and the answerer's kind (`provider`)."""
+    suite = build_suite(loaded, families)
+    not_applicable, caveats, ctx = _system_view(loaded, provider, suite)
+    probes = [p for p in suite.probes if p.family not in not_applicable]
+    options = RunOptions(
+        split="all",
+        artifact=artifact,
+        cases=tuple(probe_case(p) for p in probes),
+        stem=f"attack-{loaded.config.name}-{suite.suite_hash[:8]}",
+        planted={p.id: planted_chunk(p) for p in probes if p.family == "indirect_injection"},
+        system_canary=suite.system_canary,
+    )
+    return AttackPlan(suite, not_applicable, caveats, ctx, options)
+
+
+def attack_run_from(
+    loaded: LoadedConfig,
+    plan: AttackPlan,
+    header: RunHeader,
+    records: Sequence[CaseRecord],
+    *,
+    where: str,
+    summary: Sequence[str] = (),
+) -> AttackRun:
+    """The attack run of `plan` from its run records; a planned probe without a record is refused."""
+    grouped = _by_probe(records)
+    missing = [c.id for c in plan.options.cases or () if c.id not in grouped]
+    if missing:
+        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        raise DataError(
+            f"{where}: no record for {len(missing)} probe(s) of the suite: {shown}",
+            "rerun `cairn attack` (it resumes the run and asks what is missing)",
+        )
+    golden = load_golden(loaded.golden_path)
+    choice = choose_threshold(
+        read_calibration(loaded.calibration_path), header, golden, loaded.config, split_of(golden, loaded)
+    )
+    system = f"target {header.model}" if loaded.config.target else f"{header.provider}/{header.model}"
+    return AttackRun(
+        suite=plan.suite,
+        header=header,
+        records=grouped,
+        not_applicable=plan.not_applicable,
+        caveats=plan.caveats,
+        context=plan.context,
+        threshold=choice.threshold,
+        threshold_source=choice.source,
+        system=system,
+        summary=tuple(summary),
+    )
+
+
 def run_attack(
     loaded: LoadedConfig,
     *,
@@ -130,24 +199,15 @@ def run_attack(
     progress: Progress,
     env: Mapping[str, str] | None = None,
     answerer: Answerer | None = None,
+    artifact: Path | None = None,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> AttackRun:
     """Generate the suite, run its applicable probes, and return what scoring needs."""
-    suite = build_suite(loaded, families)
-    # Which families apply depends only on the config (a target or not) and on the answerer's kind.
     provider = answerer.name if answerer is not None else loaded.config.provider.name
-    not_applicable, caveats, ctx = _system_view(loaded, provider, suite)
-    probes = [p for p in suite.probes if p.family not in not_applicable]
-    options = RunOptions(
-        split="all",
-        cases=tuple(probe_case(p) for p in probes),
-        stem=f"attack-{loaded.config.name}-{suite.suite_hash[:8]}",
-        planted={p.id: planted_chunk(p) for p in probes if p.family == "indirect_injection"},
-        system_canary=suite.system_canary,
-    )
+    plan = plan_attack(loaded, families, provider, artifact=artifact)
     outcome = run_evaluation(
         loaded,
-        options,
+        plan.options,
         cwd=cwd,
         log=log,
         progress=progress,
@@ -156,21 +216,15 @@ def run_attack(
         judge=NoJudge(),
         now=now,
     )
-    header = outcome.header
-    golden = load_golden(loaded.golden_path)
-    choice = choose_threshold(
-        read_calibration(loaded.calibration_path), header, golden, loaded.config, split_of(golden, loaded)
+    where = str(outcome.path)
+    return attack_run_from(
+        loaded, plan, outcome.header, outcome.records, where=where, summary=outcome.summary()
     )
-    system = f"target {header.model}" if loaded.config.target else f"{header.provider}/{header.model}"
-    return AttackRun(
-        suite=suite,
-        header=header,
-        records=_by_probe(outcome.records),
-        not_applicable=not_applicable,
-        caveats=caveats,
-        context=ctx,
-        threshold=choice.threshold,
-        threshold_source=choice.source,
-        system=system,
-        summary=tuple(outcome.summary()),
-    )
+
+
+def score_attack_artifact(loaded: LoadedConfig, families: Sequence[str], artifact: Path) -> AttackRun:
+    """The attack run from an artifact another process wrote (the Action's child): the suite and the
+    checks are rebuilt here, so the child can only supply answers, never verdicts."""
+    found = read_artifact(artifact)
+    plan = plan_attack(loaded, families, found.header.provider)
+    return attack_run_from(loaded, plan, found.header, found.records, where=str(artifact))

@@ -8,7 +8,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from cairn_action.attack.models import ATTACK_KIND, AttackReport
+from cairn_action.attack.render import render_attack_report
 from cairn_action.errors import DataError
+from cairn_action.report.io import dumps, write_text_atomic
 
 
 def attack_paths(reports_dir: Path, config_name: str) -> tuple[Path, Path]:
@@ -37,3 +39,11 @@ def read_attack_report(path: Path) -> AttackReport:
             f"{path}: not a valid attack report: {where}: {first['msg']}",
             "it should be a file written by `cairn attack` (schema: schemas/attack-report.schema.json)",
         ) from None
+
+
+def write_attack_report(report: AttackReport, reports_dir: Path) -> tuple[Path, Path]:
+    """Write `attack-<config>.json` and `.md` into `reports_dir`, each atomically; returns both paths."""
+    json_path, md_path = attack_paths(reports_dir, report.config_name)
+    write_text_atomic(json_path, dumps(report))
+    write_text_atomic(md_path, render_attack_report(report))
+    return json_path, md_path

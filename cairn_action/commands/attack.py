@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cairn_action import __version__
-from cairn_action.attack.io import attack_paths, read_attack_report
+from cairn_action.attack.io import read_attack_report
 from cairn_action.commands.evaluate import _load_config_args, shown, utc_now
 from cairn_action.errors import DataError, ExitCode, InfrastructureError
 
@@ -35,29 +35,38 @@ def cmd_attack(args: argparse.Namespace) -> int:
     import os
 
     from cairn_action.attack.execute import run_attack
-    from cairn_action.attack.render import render_attack_report, summary_lines
+    from cairn_action.attack.io import write_attack_report
+    from cairn_action.attack.render import summary_lines
     from cairn_action.attack.score import build_attack_report
-    from cairn_action.report.io import dumps, write_text_atomic
     from cairn_action.run.progress import make_progress
 
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
     families = _families(args) or list(loaded.config.attack.families)
     progress = make_progress(sys.stderr, enabled=not args.no_progress, is_tty=sys.stderr.isatty())
-    run = run_attack(loaded, families=families, cwd=cwd, log=sys.stderr, progress=progress, env=os.environ)
+    run = run_attack(
+        loaded,
+        families=families,
+        cwd=cwd,
+        log=sys.stderr,
+        progress=progress,
+        env=os.environ,
+        artifact=args.artifact,
+    )
     records = [r for samples in run.records.values() for r in samples]
     if records and all(r.status == "error" for r in records):
         raise InfrastructureError(
             "every probe failed to reach the system under test; the run artifact lists why",
             "check the provider settings and that it is reachable, then rerun to retry",
         )
+    if args.run_only:
+        for line in run.summary:
+            print(line)
+        return ExitCode.PASS
     report = build_attack_report(
         run, config=loaded.config.attack, families=families, created_at=utc_now(), cairn_version=__version__
     )
-    reports_dir = cwd / args.reports
-    json_path, md_path = attack_paths(reports_dir, loaded.config.name)
-    write_text_atomic(json_path, dumps(report))
-    write_text_atomic(md_path, render_attack_report(report))
+    json_path, md_path = write_attack_report(report, cwd / args.reports)
     for line in summary_lines(report, extra=run.summary):
         print(line)
     print(f"attack report: {shown(json_path, cwd)} (also {shown(md_path, cwd)})")

@@ -78,20 +78,36 @@ def run_child(
     return code, last
 
 
-def attack_runner(env: Mapping[str, str], workflow: Workflow) -> Callable[[Path, Path], AttackRun]:
-    """`cairn attack` for the Action (`attack: true`), in the same token-less child as the evaluation:
-    the attack report goes to `cairn-results/<config>/attack-<config>.json`, never to `reports/`."""
+def attack_runner(
+    env: Mapping[str, str], workflow: Workflow, now: Callable[[], datetime]
+) -> Callable[[Path, Path], AttackRun]:
+    """`cairn attack` for the Action (`attack: true`): the probes are asked in the same token-less child
+    as the evaluation (`attack --run-only`), and checked and scored here from its artifact, so the pull
+    request's code supplies answers, never verdicts. The report goes to `cairn-results/<config>/`."""
 
     def bind(workdir: Path, results_dir: Path) -> AttackRun:
         def attack(loaded: LoadedConfig) -> Path:
+            from cairn_action.attack.execute import score_attack_artifact
+            from cairn_action.attack.io import write_attack_report
+            from cairn_action.attack.score import build_attack_report
+
             scratch = results_dir / loaded.config.name
-            argv = ["attack", "--no-progress", "--reports", str(scratch)]
+            artifact = scratch / "attack-run.jsonl"
+            argv = ["attack", "--run-only", "--no-progress", "--artifact", str(artifact)]
             if loaded.source is not None:
                 argv += ["--config", str(loaded.source)]
             code, last = run_child(argv, workdir=workdir, env=env, workflow=workflow)
-            if code != ExitCode.GATE_FAILED:  # 1 is the candidate's own policy failing: the gate decides
-                _raise_for(code, last, f"the attack run of {loaded.config.name}")
-            return scratch / f"attack-{loaded.config.name}.json"
+            _raise_for(code, last, f"the attack run of {loaded.config.name}")
+            families = list(loaded.config.attack.families)
+            run = score_attack_artifact(loaded, families, artifact)
+            report = build_attack_report(
+                run,
+                config=loaded.config.attack,
+                families=families,
+                created_at=now().strftime("%Y-%m-%dT%H:%M:%SZ"),
+                cairn_version=__version__,
+            )
+            return write_attack_report(report, scratch)[0]
 
         return attack
 

@@ -70,6 +70,7 @@ def test_action__attack_true__critical_probe_broke__job_fails_though_the_main_ga
     assert "### Attack probes" in body and "attack probes regressed: 1 broke" in body
     assert body.index("### Attack probes") > body.index("<!-- cairn:gate config=default -->")
     assert "Cairn: pass for default" in body, "the main gate passed: the attack gate alone fails the job"
-    assert (sim.workspace / "cairn-results" / "default" / "attack-default.json").is_file()
+    results = sim.workspace / "cairn-results" / "default"
+    assert (results / "attack-default.json").is_file() and (results / "attack-run.jsonl").is_file()
     assert not (sim.workspace / ATTACK).exists(), "the head's attack report goes to cairn-results only"
     assert sim.secrets_in_files() == []

@@ -13,10 +13,11 @@ import jsonschema
 import pytest
 from vulnerable_rag import SYSTEM_CANARY, VulnerableAnswerer
 
-from cairn_action.attack.execute import run_attack
+from cairn_action.attack.execute import run_attack, score_attack_artifact
 from cairn_action.attack.score import build_attack_report
 from cairn_action.cli import main
-from cairn_action.config import load_config
+from cairn_action.config import ATTACK_FAMILIES, load_config
+from cairn_action.errors import CairnError
 from cairn_action.run.progress import make_progress
 
 REPO = Path(__file__).resolve().parents[2]
@@ -81,6 +82,9 @@ def test_attack__stub_on_shipped_config__writes_both_files_matching_the_committe
     )
     lines = artifact.read_text(encoding="utf-8").splitlines(keepends=True)
     artifact.write_text("".join(lines[:11]), encoding="utf-8")  # the header and 10 probes
+    # Scored from someone else's artifact (the Action's child), a missing probe is refused, not skipped.
+    with pytest.raises(CairnError, match="no record for 42 probe"):
+        score_attack_artifact(load_config(shipped / "cairn.toml"), list(ATTACK_FAMILIES), artifact)
     code3, out3, err3 = _attack(shipped, capsys, monkeypatch)
     assert code3 == code and "resuming" in err3 and "10 of 52 cases already done" in err3
     assert "(10 resumed from the artifact)" in out3
