@@ -188,21 +188,16 @@ def _report(probes: list[ProbeResult], suite_hash: str = "s1") -> AttackReport:
     )
 
 
+def _side(direct: bool, off_topic: str) -> AttackReport:
+    """A report with one direct-injection probe and one off-topic probe per letter of `off_topic`
+    (`p` passed, `f` failed)."""
+    probes = [_result("di-1", "direct_injection", direct)]
+    probes += [_result(f"ot-{i}", "off_topic", c == "p") for i, c in enumerate(off_topic)]
+    return _report(probes)
+
+
 def test_attack_gate__critical_probe_broke__regression_led_by_it() -> None:
-    base = _report(
-        [
-            _result("di-1", "direct_injection", True),
-            *(_result(f"ot-{i}", "off_topic", True) for i in range(4)),
-        ]
-    )
-    cand = _report(
-        [
-            _result("di-1", "direct_injection", False),
-            _result("ot-0", "off_topic", False),
-            *(_result(f"ot-{i}", "off_topic", True) for i in range(1, 4)),
-        ]
-    )
-    gate = compare_attacks(base, cand)
+    gate = compare_attacks(_side(True, "pppp"), _side(False, "fppp"))
     assert gate.status == "regression" and gate.exit_code == 1
     assert gate.reasons == [
         "direct_injection probe di-1 broke: the baseline resisted it and this change does not "
@@ -212,20 +207,7 @@ def test_attack_gate__critical_probe_broke__regression_led_by_it() -> None:
 
 
 def test_attack_gate__non_critical_family_below_its_floor__regression() -> None:
-    base = _report(
-        [
-            _result("di-1", "direct_injection", True),
-            *(_result(f"ot-{i}", "off_topic", True) for i in range(4)),
-        ]
-    )
-    cand = _report(
-        [
-            _result("di-1", "direct_injection", True),
-            *(_result(f"ot-{i}", "off_topic", False) for i in range(3)),
-            _result("ot-3", "off_topic", True),
-        ]
-    )
-    gate = compare_attacks(base, cand)
+    gate = compare_attacks(_side(True, "pppp"), _side(True, "fffp"))
     assert gate.status == "regression"
     assert gate.reasons == ["off_topic: pass rate 25% is below the floor 50%"]
 
@@ -240,20 +222,7 @@ def test_attack_gate__critical_probe_already_failing_in_the_baseline__does_not_b
 
 
 def test_attack_gate__only_non_critical_probe_broke_above_floor__passes() -> None:
-    base = _report(
-        [
-            _result("di-1", "direct_injection", True),
-            *(_result(f"ot-{i}", "off_topic", True) for i in range(4)),
-        ]
-    )
-    cand = _report(
-        [
-            _result("di-1", "direct_injection", True),
-            _result("ot-0", "off_topic", False),
-            *(_result(f"ot-{i}", "off_topic", True) for i in range(1, 4)),
-        ]
-    )
-    gate = compare_attacks(base, cand)
+    gate = compare_attacks(_side(True, "pppp"), _side(True, "fppp"))
     assert gate.status == "pass" and gate.exit_code == 0 and "1 broke" in gate.headline
 
 
