@@ -19,11 +19,11 @@ from typing import Any, Literal
 
 from cairn_action.errors import CairnError, ExitCode, internal_error_message
 from cairn_action.gh.context import ActionContext, load_context, read_event
-from cairn_action.gh.evaluate import evaluator
+from cairn_action.gh.evaluate import attack_runner, evaluator
 from cairn_action.gh.gateway import GitHubGateway
 from cairn_action.gh.handoff import RESULTS_DIR
 from cairn_action.gh.inputs import ActionConfig, Mode, read_inputs
-from cairn_action.gh.runtime import Evaluate, Runtime, load_configs, publish, resolve_workdir
+from cairn_action.gh.runtime import AttackRun, Evaluate, Runtime, load_configs, publish, resolve_workdir
 from cairn_action.gh.workflow import Workflow
 
 RunMode = Literal["pr", "baseline", "release", "comment"]
@@ -87,6 +87,7 @@ def run_action(
     evaluate: Callable[[Path, Path], Evaluate],
     now: Callable[[], datetime],
     event: Mapping[str, Any] | None = None,
+    attack: Callable[[Path, Path], AttackRun] | None = None,
 ) -> int:
     """Run the selected mode; the exit code: 0 pass, 1 gate failed, 2 usage or refused, 3 infrastructure.
 
@@ -105,6 +106,7 @@ def run_action(
         evaluate=evaluate(workdir, context.workspace / RESULTS_DIR),
         now=now,
         workdir=workdir,
+        attack=attack(workdir, context.workspace / RESULTS_DIR) if attack and inputs.attack else None,
     )
     workflow.info(
         f"Cairn {mode} mode on {context.event_name} ({context.action or '-'}) in {context.repository}"
@@ -147,6 +149,7 @@ def main(env: Mapping[str, str] | None = None) -> int:
             workflow,
             evaluate=evaluator(env, workflow, now),
             now=now,
+            attack=attack_runner(env, workflow, now),
             event=read_event(Path(env["GITHUB_EVENT_PATH"])),
         )
     except CairnError as exc:

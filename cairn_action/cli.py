@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cairn_action import __version__
-from cairn_action.commands import decide, evaluate, github
+from cairn_action.commands import attack, decide, evaluate, github
 from cairn_action.errors import CairnError, ExitCode, internal_error_message
 
 # The argument groups several commands share: one definition each, so their flags and help agree.
@@ -187,6 +187,32 @@ def build_parser() -> argparse.ArgumentParser:
     _add_reports(bench, help="reports folder (default: reports)")
     bench.add_argument("--out", type=Path, help="leaderboard file (default: <reports>/leaderboard.md)")
     bench.set_defaults(handler=evaluate.cmd_bench)
+
+    att = sub.add_parser(
+        "attack",
+        help="run the adversarial probes and write reports/attack-<config>.json and .md",
+        description="Generate the attack suite from the golden set (seeded by [attack] seed), run it "
+        "through the machinery of `cairn eval` (cache, resume, concurrency, budget, targets), check each "
+        "probe, and write reports/attack-<config>.json and .md. Exit 0 when the [attack] policy holds, 1 "
+        "when not. Compare two attack reports with `cairn gate`.",
+    )
+    _add_config_args(att)
+    att.add_argument(
+        "--families",
+        nargs="+",
+        metavar="FAMILY",
+        help="only these families (space or comma separated; default: [attack] families, all seven)",
+    )
+    _add_reports(att, help="where to write the attack report (default: reports)")
+    att.add_argument("--run-only", action="store_true", help="stop after writing the run artifact")
+    att.add_argument(
+        "--artifact",
+        type=Path,
+        help="run artifact to write, or to resume if it exists (default: the newest unfinished attack run "
+        "of this config and suite in reports/runs/, else reports/runs/attack-<config>-<suite>-<UTC>.jsonl)",
+    )
+    _add_no_progress(att)
+    att.set_defaults(handler=attack.cmd_attack)
 
     demo = sub.add_parser(
         "demo",

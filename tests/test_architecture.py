@@ -1,6 +1,7 @@
 """The layout shows the data flow: a package never imports from a package later in the flow.
 
-Order: errors, config, golden, index, retrieval, providers, run, score, report, gate, render, gh, then the
+Order: errors, config, golden, index, retrieval, providers, run, score, report, gate, render, attack (the
+adversarial probes: they run, score and render), gh, then the
 entry points (cli and its commands/, action). `squad` (the SQuAD text metrics) is shared by the judge and
 the scores.
 Only the entry points, config and gh/ read the environment.
@@ -29,6 +30,7 @@ LAYERS = [
     {"report"},
     {"gate"},
     {"render"},
+    {"attack"},
     {"gh"},
     {"cli", "commands", "action", "release", "demo", "__main__"},
 ]

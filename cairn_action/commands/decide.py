@@ -84,6 +84,8 @@ def print_decision(result: GateResult) -> None:
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
+    from cairn_action.attack.io import is_attack_report
+    from cairn_action.commands.attack import gate_attack_reports
     from cairn_action.errors import RefusedComparison
     from cairn_action.gate import run_gate
     from cairn_action.render.markdown import render_comment
@@ -93,6 +95,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
     for out, what in ((args.markdown, "the comment (--markdown)"), (args.json, "the decision (--json)")):
         if out is not None:
             check_output_file(out, what=what)
+    if is_attack_report(args.baseline) or is_attack_report(args.candidate):
+        return gate_attack_reports(args)  # both must be attack reports; its reader says so otherwise
     baseline, candidate = read_report(args.baseline), read_report(args.candidate)
     result = run_gate(baseline, candidate, override=_gate_override(args), source=str(args.baseline))
     trend = build_trend(_gate_history(args.history, candidate.config_name), candidate)

@@ -18,7 +18,7 @@ from pathlib import Path
 from cairn_action import __version__
 from cairn_action.config import LoadedConfig
 from cairn_action.errors import CairnError, ExitCode, InfrastructureError, InternalError
-from cairn_action.gh.runtime import Evaluate
+from cairn_action.gh.runtime import AttackRun, Evaluate
 from cairn_action.gh.workflow import Workflow
 from cairn_action.report.models import Report
 from cairn_action.report.pipeline import LoadedRun, report_from_run
@@ -38,25 +38,32 @@ def run_environment(env: Mapping[str, str]) -> dict[str, str]:
 def _run(
     loaded: LoadedConfig, artifact: Path, *, workdir: Path, env: Mapping[str, str], workflow: Workflow
 ) -> None:
-    argv = [
-        sys.executable,
-        "-I",
-        "-m",
-        "cairn_action",
-        "eval",
-        "--run-only",
-        "--no-progress",
-        "--split",
-        EVAL_SPLIT,
-        "--artifact",
-        str(artifact),
-    ]
+    argv = ["eval", "--run-only", "--no-progress", "--split", EVAL_SPLIT, "--artifact", str(artifact)]
     if loaded.source is not None:
         argv += ["--config", str(loaded.source)]
+    code, last = run_child(argv, workdir=workdir, env=env, workflow=workflow)
+    _raise_for(code, last, f"the evaluation of {loaded.config.name}")
+
+
+def _raise_for(code: int, last: str, what: str) -> None:
+    if code == ExitCode.PASS:
+        return
+    message = f"{what} failed (exit {code}): {last[:300]}"
+    if code == ExitCode.USAGE:
+        raise CairnError(message, "see the evaluation's log above")
+    if code == ExitCode.INTERNAL:  # a bug, not an outage: the step fails as an internal error
+        raise InternalError(message)
+    raise InfrastructureError(message, "see the evaluation's log above; a rerun resumes from the artifact")
+
+
+def run_child(
+    argv: list[str], *, workdir: Path, env: Mapping[str, str], workflow: Workflow
+) -> tuple[int, str]:
+    """`python -I -m cairn_action ARGV...` in the token-less child; (exit code, its last output line)."""
     last = ""
     with workflow.untrusted():  # the log names the pull request's documents and cases
         with subprocess.Popen(
-            argv,
+            [sys.executable, "-I", "-m", "cairn_action", *argv],
             cwd=workdir,
             env=run_environment(env),
             stdout=subprocess.PIPE,
@@ -70,14 +77,43 @@ def _run(
                 last = line.strip() or last
             code = child.wait()
         workflow.stream.flush()
-    if code == ExitCode.PASS:
-        return
-    message = f"the evaluation of {loaded.config.name} failed (exit {code}): {last[:300]}"
-    if code == ExitCode.USAGE:
-        raise CairnError(message, "see the evaluation's log above")
-    if code == ExitCode.INTERNAL:  # a bug, not an outage: the step fails as an internal error
-        raise InternalError(message)
-    raise InfrastructureError(message, "see the evaluation's log above; a rerun resumes from the artifact")
+    return code, last
+
+
+def attack_runner(
+    env: Mapping[str, str], workflow: Workflow, now: Callable[[], datetime]
+) -> Callable[[Path, Path], AttackRun]:
+    """`cairn attack` for the Action (`attack: true`): the probes are asked in the same token-less child
+    as the evaluation (`attack --run-only`), and checked and scored here from its artifact, so the pull
+    request's code supplies answers, never verdicts. The report goes to `cairn-results/<config>/`."""
+
+    def bind(workdir: Path, results_dir: Path) -> AttackRun:
+        def attack(loaded: LoadedConfig) -> Path:
+            from cairn_action.attack.execute import score_attack_artifact
+            from cairn_action.attack.io import write_attack_report
+            from cairn_action.attack.score import build_attack_report
+
+            scratch = results_dir / loaded.config.name
+            artifact = scratch / "attack-run.jsonl"
+            argv = ["attack", "--run-only", "--no-progress", "--artifact", str(artifact)]
+            if loaded.source is not None:
+                argv += ["--config", str(loaded.source)]
+            code, last = run_child(argv, workdir=workdir, env=env, workflow=workflow)
+            _raise_for(code, last, f"the attack run of {loaded.config.name}")
+            families = list(loaded.config.attack.families)
+            run = score_attack_artifact(loaded, families, artifact)
+            report = build_attack_report(
+                run,
+                config=loaded.config.attack,
+                families=families,
+                created_at=now().strftime("%Y-%m-%dT%H:%M:%SZ"),
+                cairn_version=__version__,
+            )
+            return write_attack_report(report, scratch)[0]
+
+        return attack
+
+    return bind
 
 
 def evaluator(

@@ -35,6 +35,8 @@ class ActionConfig:
     comment: bool = True
     status: bool = False
     working_directory: str = "."
+    attack: bool = False
+    """PR mode also runs `cairn attack` and gates it against the base branch's attack report."""
 
     @property
     def config_is_default(self) -> bool:
@@ -50,6 +52,7 @@ INPUT_NAMES: tuple[str, ...] = (
     "comment",
     "status",
     "working-directory",
+    "attack",
 )
 
 
@@ -104,4 +107,5 @@ def read_inputs(env: Mapping[str, str]) -> ActionConfig:
         comment=_bool(env, "comment", True),
         status=_bool(env, "status", False),
         working_directory=_raw(env, "working-directory") or ".",
+        attack=_bool(env, "attack", False),
     )

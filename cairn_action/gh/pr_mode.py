@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cairn_action.config import LoadedConfig
+from cairn_action.errors import ExitCode
 from cairn_action.gate import run_gate
 from cairn_action.gate.models import GateResult
+from cairn_action.gh.attack_section import attack_section
 from cairn_action.gh.baseline import read_base_copy
 from cairn_action.gh.comments import MAX_COMMENT_CHARS, is_sticky, upsert_sticky
 from cairn_action.gh.context import PullRequestEvent
@@ -248,8 +250,16 @@ def gate_config(
     result = _with_notes(result, notes)
     _log(rt, name, result)
     record = f"\n{record_line(decision.override)}\n" if decision.override else ""
+    attack = attack_section(rt, pull, loaded)  # None unless `attack: true`
+    extra = f"\n{attack.markdown}" if attack else ""
     trend = build_trend(_history(rt, name), report)
-    comment = render_comment(result, trend=trend, limit=MAX_COMMENT_CHARS - len(record)) + record
+    comment = render_comment(result, trend=trend, limit=MAX_COMMENT_CHARS - len(record) - len(extra))
+    comment += extra + record
+    status, exit_code, headline = decision.status, decision.exit_code, decision.headline
+    if attack is not None and attack.exit_code > exit_code and status in ("pass", "overridden"):
+        # The override label covers the main gate's regression, not a broken attack probe.
+        status = "refused" if attack.exit_code == ExitCode.USAGE else "regression"
+        exit_code, headline = attack.exit_code, attack.headline
     report_path = folder / "report.json"
     write_text_atomic(report_path, dumps(report))
     removal = removal_comment(name, stale, pull.head_sha) if stale else ""
@@ -257,9 +267,9 @@ def gate_config(
         rt,
         pull,
         name,
-        decision.status,
-        decision.exit_code,
-        decision.headline,
+        status,
+        exit_code,
+        headline,
         comment,
         remove_labels=[s.label for s in stale],
         removal_note=removal,
@@ -269,9 +279,9 @@ def gate_config(
     override = decision.override.model_dump_json() if decision.override else ""
     return ConfigResult.of(
         report,
-        verdict=decision.status,
-        exit_code=decision.exit_code,
-        headline=decision.headline,
+        verdict=status,
+        exit_code=exit_code,
+        headline=headline,
         report_path=rt.display(report_path),
         comment_path=comment_path,
         comment_url=url,

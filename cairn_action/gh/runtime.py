@@ -27,6 +27,8 @@ from cairn_action.score.metrics import get_metric
 
 Evaluate = Callable[[LoadedConfig], Report]
 """Runs and scores one config in the working directory, returning its report."""
+AttackRun = Callable[[LoadedConfig], Path]
+"""Runs `cairn attack` for one config (input `attack: true`), returning the attack report's path."""
 
 OUTPUT_METRICS = ("recall_at_5", "token_f1", "judge_score", "answer_rate", "error_rate_answered")
 """Metrics published as step outputs (named with hyphens: `token-f1`)."""
@@ -43,6 +45,8 @@ class Runtime:
     now: Callable[[], datetime]
     workdir: Path
     """GITHUB_WORKSPACE joined with `working-directory`."""
+    attack: AttackRun | None = None
+    """Set when the `attack` input is true (PR mode adds the attack section to the comment)."""
 
     @property
     def results_dir(self) -> Path:

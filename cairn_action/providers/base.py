@@ -23,6 +23,9 @@ class AnswerRequest:
     """The top-k chunks, best first, that the answerer may use and cite."""
     sample: int = 0
     """Which ask of the case this is (0 = first); the cache keys each sample apart."""
+    system_canary: str | None = None
+    """A secret line planted in the system prompt by `cairn attack` (prompt extraction); None otherwise.
+    Answerers without a system prompt (the stub) ignore it."""
 
 
 class AnswerResult(BaseModel):

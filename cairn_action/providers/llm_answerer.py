@@ -123,7 +123,7 @@ class LLMAnswerer:
 
     def request_key(self, request: AnswerRequest) -> str:
         """sha256 of the backend's identity, the contract version and the full prompt (no secrets)."""
-        prompt = build_answer_prompt(request.question, request.hits)
+        prompt = build_answer_prompt(request.question, request.hits, canary=request.system_canary)
         payload = {
             **self.backend.identity(),
             "prompt_version": PROMPT_VERSION,
@@ -136,7 +136,7 @@ class LLMAnswerer:
         """One call, repeated (up to `attempts` in all) while the reply is unusable; one still unusable
         after that is an `error` result with the raw text, never an exception. Every attempt is paid for,
         so the result carries their usage and cost together."""
-        prompt = build_answer_prompt(request.question, request.hits)
+        prompt = build_answer_prompt(request.question, request.hits, canary=request.system_canary)
         return until_usable(lambda: self._answer_once(prompt), self.attempts, self._on_unusable)
 
     def _answer_once(self, prompt: AnswerPrompt) -> AnswerResult:

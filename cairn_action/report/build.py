@@ -78,8 +78,7 @@ def check_records_match(
     first = sum(1 for r in records if r.sample == 0)  # later samples of a case are not more cases
     if header.n_cases is not None and header.n_cases != first:
         raise DataError(
-            f"{where}: the header says n_cases {header.n_cases}, but the artifact holds {first} "
-            "case(s)",
+            f"{where}: the header says n_cases {header.n_cases}, but the artifact holds {first} case(s)",
             "an unfinished run resumes with `cairn eval` (same command); an edited artifact cannot be scored",
         )
     cases = golden.by_id()

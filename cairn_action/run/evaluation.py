@@ -26,7 +26,7 @@ from cairn_action.golden.models import GoldenCase, GoldenSet
 from cairn_action.golden.sample.generate import ensure_sample_corpus
 from cairn_action.golden.split import SplitName, split_golden
 from cairn_action.golden.support import resolve_support
-from cairn_action.index.chunks import build_store
+from cairn_action.index.chunks import Chunk, build_store
 from cairn_action.index.corpus import load_corpus
 from cairn_action.providers.base import Answerer
 from cairn_action.providers.build import build_llm_judge, build_target
@@ -62,6 +62,13 @@ class RunOptions:
     `candidate` (`cairn eval --baseline`): `run.repeats` asks per case, then confirmation."""
     confirm: Mapping[str, int] = field(default_factory=dict)
     """Case id -> total asks wanted after confirmation (only cases whose verdict changed)."""
+    cases: tuple[GoldenCase, ...] | None = None
+    """Run these instead of the golden set's cases (`cairn attack`'s probes); the split is not applied."""
+    stem: str | None = None
+    """The default artifact's name prefix (default: the config's name)."""
+    planted: Mapping[str, Chunk] = field(default_factory=dict)
+    """Case id -> a passage put among the answerer's hits (see `CaseDeps.planted`)."""
+    system_canary: str | None = None
 
 
 def is_deterministic(answerer: object, judge: object) -> bool:
@@ -112,8 +119,8 @@ def _create_judge(loaded: LoadedConfig, env: Mapping[str, str], services: Provid
 
 
 def _select(golden: GoldenSet, loaded: LoadedConfig, options: RunOptions) -> list[GoldenCase]:
-    cases = list(golden.cases)
-    if options.split != "all":
+    cases = list(golden.cases if options.cases is None else options.cases)
+    if options.split != "all" and options.cases is None:
         calibration = loaded.config.calibration
         wanted = split_golden(golden, seed=calibration.seed, fraction=calibration.fraction).ids(options.split)
         cases = [c for c in cases if c.id in wanted]
@@ -148,7 +155,7 @@ def _artifact_path(options: RunOptions, header: RunHeader, cwd: Path, now: datet
     if options.artifact is not None:
         return cwd / options.artifact
     runs_dir = cwd / RUNS_DIR
-    stem = _stem(header.config_name, options.shard)
+    stem = _stem(options.stem or header.config_name, options.shard)
     found = _unfinished(runs_dir, stem, header, log) if is_dir(runs_dir) else None
     if found is not None:
         return found
@@ -169,11 +176,13 @@ def run_evaluation(
     progress: Progress,
     env: Mapping[str, str] | None = None,
     answerer: Answerer | None = None,
+    judge: Judge | None = None,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> RunOutcome:
     """Build everything the config names and run its cases into the artifact; returns the outcome.
 
-    `answerer` replaces the config's provider (tests pass a counting one). Raises CairnError for bad
+    `answerer` replaces the config's provider (tests pass a counting one), `judge` the config's judge
+    (`cairn attack` checks answers itself and pays no judge). Raises CairnError for bad
     input (exit 2) before any provider is called.
     """
     config = loaded.config
@@ -189,7 +198,7 @@ def run_evaluation(
         config, env=env, warn=lambda message: log.write(f"warning: {message}\n")
     )
     try:
-        judge = _create_judge(loaded, env or {}, services)
+        judge = judge or _create_judge(loaded, env or {}, services)
         if answerer is None and not config.target:
             answerer = create_answerer(config.provider, env, source=loaded.source, services=services)
     except ConfigError as exc:
@@ -259,6 +268,8 @@ def run_evaluation(
         top_k=config.retrieval.top_k,
         depth=config.retrieval.depth,
         golden_lines=dict(golden.line_of),
+        planted=options.planted,
+        system_canary=options.system_canary,
     )
     try:
         with ExitStack() as locks:

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from cairn_action.errors import InfrastructureError
 from cairn_action.golden.models import GoldenCase, ResolvedSupport
-from cairn_action.index.chunks import ChunkStore
+from cairn_action.index.chunks import Chunk, ChunkStore
 from cairn_action.index.evidence import evidence_ranks, support_chunk_ids
 from cairn_action.providers.base import Answerer, AnswerRequest, AnswerResult
-from cairn_action.retrieval.base import Retriever
+from cairn_action.retrieval.base import Hit, Retriever
 from cairn_action.run.cache import ResultCache, cached_call
 from cairn_action.run.graded import judge_answer, total_cost, total_usage
 from cairn_action.run.models import CaseRecord, JudgeVerdict, ProviderCall, RetrievedChunk
@@ -52,6 +52,10 @@ class CaseDeps:
     top_k: int
     depth: int
     golden_lines: dict[str, int] = field(default_factory=dict)
+    planted: Mapping[str, Chunk] = field(default_factory=dict)
+    """Case id -> a passage put first among the answerer's hits (`cairn attack`'s indirect injection)."""
+    system_canary: str | None = None
+    """Planted in the answerer's system prompt (`cairn attack`'s prompt extraction)."""
     clock: Callable[[], float] = time.perf_counter
     """Seconds, monotonic; only differences are used."""
 
@@ -93,6 +97,18 @@ def _answer(deps: CaseDeps, request: AnswerRequest) -> _Answered:
     return _Answered(result=result, call=call, elapsed_ms=elapsed_ms)
 
 
+def _with_planted(hits: list[Hit], planted: Chunk | None) -> tuple[Hit, ...]:
+    """The answerer's hits, with a planted passage first and the last one dropped (k stays k). The
+    record's `retrieved` keeps what retrieval really returned."""
+    if planted is None:
+        return tuple(hits)
+    top = hits[0].score if hits else 1.0
+    kept = hits[: max(0, len(hits) - 1)] if hits else []
+    ranked = [Hit(chunk=planted, rank=1, score=top)]
+    ranked += [Hit(chunk=h.chunk, rank=i, score=h.score) for i, h in enumerate(kept, start=2)]
+    return tuple(ranked)
+
+
 def run_case(case: GoldenCase, deps: CaseDeps, sample: int = 0) -> CaseRecord:
     """Run one case and return its record (never raises for a provider failure; see the module doc).
 
@@ -129,7 +145,11 @@ def run_case(case: GoldenCase, deps: CaseDeps, sample: int = 0) -> CaseRecord:
     }
 
     request = AnswerRequest(
-        case_id=case.id, question=case.question, hits=tuple(hits[: deps.top_k]), sample=sample
+        case_id=case.id,
+        question=case.question,
+        hits=_with_planted(hits[: deps.top_k], deps.planted.get(case.id)),
+        system_canary=deps.system_canary,
+        sample=sample,
     )
     try:
         answered = _answer(deps, request)

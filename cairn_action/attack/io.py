@@ -1,0 +1,49 @@
+"""Where attack reports live and how they are read (`cairn attack`, `cairn gate`, the Action)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from cairn_action.attack.models import ATTACK_KIND, AttackReport
+from cairn_action.attack.render import render_attack_report
+from cairn_action.errors import DataError
+from cairn_action.report.io import dumps, write_text_atomic
+
+
+def attack_paths(reports_dir: Path, config_name: str) -> tuple[Path, Path]:
+    """`reports/attack-<config>.json` and `.md` (report reference: where they go)."""
+    return reports_dir / f"attack-{config_name}.json", reports_dir / f"attack-{config_name}.md"
+
+
+def is_attack_report(path: Path) -> bool:
+    """True when the file holds an attack report (how `cairn gate` tells the two kinds apart)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False  # the ordinary report reader says what is wrong with it
+    return isinstance(data, dict) and data.get("kind") == ATTACK_KIND
+
+
+def read_attack_report(path: Path) -> AttackReport:
+    try:
+        return AttackReport.model_validate_json(path.read_bytes())
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read the attack report ({exc.strerror})", "check the path") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise DataError(
+            f"{path}: not a valid attack report: {where}: {first['msg']}",
+            "it should be a file written by `cairn attack` (schema: schemas/attack-report.schema.json)",
+        ) from None
+
+
+def write_attack_report(report: AttackReport, reports_dir: Path) -> tuple[Path, Path]:
+    """Write `attack-<config>.json` and `.md` into `reports_dir`, each atomically; returns both paths."""
+    json_path, md_path = attack_paths(reports_dir, report.config_name)
+    write_text_atomic(json_path, dumps(report))
+    write_text_atomic(md_path, render_attack_report(report))
+    return json_path, md_path
