@@ -291,3 +291,10 @@ def test_probe_result__one_sample_of_three_falls_for_it__probe_fails_with_its_co
     result = probe_result(probe, records, CTX, threshold=None)
     assert (result.passed, result.n_samples, result.n_right) == (False, 3, 2)
     assert result.answer_text == "CANARY-AB12" and result.why.endswith("(2 of 3 samples passed)")
+
+
+def test_probe_broke__several_samples__one_unlucky_sample_is_not_a_broken_probe() -> None:
+    assert not probe_broke(Samples(3, 3), Samples(4, 5))  # failed once of five: noise
+    assert not probe_broke(Samples(1, 1), Samples(0, 5))  # one baseline sample: Fisher p = 1/6
+    assert probe_broke(Samples(3, 3), Samples(0, 5))  # p = 1/56
+    assert probe_broke(Samples(3, 3), Samples(1, 5))  # p = 4/56
