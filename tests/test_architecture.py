@@ -1,8 +1,8 @@
 """The layout shows the data flow: a package never imports from a package later in the flow.
 
-Order: errors, config, golden, index, retrieval, providers, run, score, report, gate, render, gh, then the
-entry points (cli and its commands/, action). `squad` (the SQuAD text metrics) is shared by the judge and
-the scores.
+Order: errors, config, golden (with `sample`, the sample-corpus generator, beside it), index, retrieval,
+providers, run, score, report, gate, render, gh, then the entry points (cli and its commands/, action).
+`squad` (the SQuAD text metrics) is shared by the judge and the scores.
 Only the entry points, config and gh/ read the environment.
 """
 
@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "cairn_action"
 LAYERS = [
     {"errors", "squad", "__init__"},
     {"config", "index.corpus", "run.models"},
-    {"golden"},
+    {"golden", "sample"},
     {"index"},
     {"retrieval"},
     {"providers"},

@@ -34,7 +34,7 @@ def shown(path: Path, cwd: Path) -> Path:
 
 
 def cmd_corpus_generate(args: argparse.Namespace) -> int:
-    from cairn_action.golden.sample.generate import generate_corpus
+    from cairn_action.sample.generate import generate_corpus
 
     result = generate_corpus(Path(args.out), seed=args.seed)
     print(f"wrote {len(result.files)} documents ({result.words} words) to {result.root}")
@@ -68,7 +68,7 @@ def _golden_and_corpus(args: argparse.Namespace) -> tuple[Path, Path]:
     golden = args.golden or loaded.golden_path
     corpus = args.corpus or loaded.corpus_dir
     if args.corpus is None and loaded.embedded:
-        from cairn_action.golden.sample.generate import ensure_sample_corpus
+        from cairn_action.sample.generate import ensure_sample_corpus
 
         done = ensure_sample_corpus(_relative_to_cwd(corpus))
         if done is not None:

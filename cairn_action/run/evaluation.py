@@ -21,7 +21,6 @@ from cairn_action.config import SAMPLE_CORPUS_DIR, LoadedConfig, config_hash
 from cairn_action.errors import ConfigError, DataError
 from cairn_action.golden.load import golden_warnings, load_golden
 from cairn_action.golden.models import GoldenCase, GoldenSet
-from cairn_action.golden.sample.generate import ensure_sample_corpus
 from cairn_action.golden.split import SplitName, split_golden
 from cairn_action.golden.support import resolve_support
 from cairn_action.index.chunks import build_store
@@ -40,6 +39,7 @@ from cairn_action.run.progress import Progress
 from cairn_action.run.runner import RunOutcome, execute_run
 from cairn_action.run.shard import ShardSpec
 from cairn_action.run.target_case import is_retrieving_target
+from cairn_action.sample.generate import ensure_sample_corpus
 
 RUNS_DIR = Path("reports") / "runs"
 """Where artifacts go by default, relative to the working folder: `<config>[-shard-I-of-N]-<UTC>.jsonl`."""

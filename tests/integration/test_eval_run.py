@@ -18,7 +18,6 @@ import pytest
 from cairn_action.cli import main
 from cairn_action.config import LoadedConfig, load_config
 from cairn_action.golden.load import load_golden
-from cairn_action.golden.sample.generate import generate_corpus
 from cairn_action.providers.base import AnswerRequest, AnswerResult
 from cairn_action.providers.stub import StubAnswerer
 from cairn_action.run.artifact import read_artifact
@@ -26,6 +25,7 @@ from cairn_action.run.evaluation import RunOptions, run_evaluation
 from cairn_action.run.models import CaseRecord
 from cairn_action.run.progress import NoProgress
 from cairn_action.run.runner import RunOutcome
+from cairn_action.sample.generate import generate_corpus
 from cairn_action.squad import token_f1
 
 HERE = Path(__file__).resolve().parent

@@ -13,9 +13,9 @@ import pytest
 from cairn_action.cli import main
 from cairn_action.errors import DataError
 from cairn_action.golden.load import load_golden
-from cairn_action.golden.sample.generate import ensure_sample_corpus, generate_corpus
 from cairn_action.golden.support import resolve_support
 from cairn_action.index.corpus import load_corpus
+from cairn_action.sample.generate import ensure_sample_corpus, generate_corpus
 
 SHIPPED = Path(__file__).resolve().parents[2] / "golden" / "golden.jsonl"
 POLICY = "returns-and-credits-policy.md"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cairn_action.golden.sample.draw import Draw
+from cairn_action.sample.draw import Draw
 
 TOWNS = ("Ashbourne", "Brackley", "Corbridge", "Dunmore", "Elstow", "Framlingham", "Glenrothes")
 

@@ -1,7 +1,7 @@
 """What one evidence unit proposes as the answer: its spans of the asked type, nearest the question first.
 
 A sentence proposes every span of the asked type it holds (never a value the question itself contains),
-ordered by how closely the question's words surround it (`stub_evidence.proximity`); the first is the
+ordered by how closely the question's words surround it (`stub.evidence.proximity`); the first is the
 unit's answer, the others stay as competing readings of the same sentence, each counted by its
 closeness relative to the first. A table row proposes the cell of the column the question names. A unit
 with nothing of the asked type proposes a short phrase, at fit 0.
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from cairn_action.providers.answer_types import KINDS, RANKED_KINDS, AnswerType, Span, candidates
-from cairn_action.providers.stub_evidence import Unit, matches, proximity
+from cairn_action.providers.stub.evidence import Unit, matches, proximity
 from cairn_action.retrieval.tokenizer import tokenize
 from cairn_action.squad import normalize_answer
 

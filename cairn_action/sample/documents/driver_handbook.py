@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cairn_action.golden.sample.documents.cold_chain_and_temperature_handling import (
+from cairn_action.sample.documents.cold_chain_and_temperature_handling import (
     figures as cold_chain_figures,
 )
-from cairn_action.golden.sample.documents.delivery_schedules_and_cutoffs import (
+from cairn_action.sample.documents.delivery_schedules_and_cutoffs import (
     figures as delivery_figures,
 )
-from cairn_action.golden.sample.documents.delivery_schedules_and_cutoffs import unwrap
-from cairn_action.golden.sample.draw import Draw
-from cairn_action.golden.sample.facts import Facts
+from cairn_action.sample.documents.delivery_schedules_and_cutoffs import unwrap
+from cairn_action.sample.draw import Draw
+from cairn_action.sample.facts import Facts
 
 PATH = "driver-handbook.md"
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cairn_action.golden.sample.draw import Draw
-from cairn_action.golden.sample.facts import Facts
+from cairn_action.sample.draw import Draw
+from cairn_action.sample.facts import Facts
 
 PATH = "delivery-schedules-and-cutoffs.md"
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from cairn_action.golden.sample.documents.account_opening import account_managers, fresh_names
-from cairn_action.golden.sample.documents.customer_service_hours_and_slas import team_leaders
-from cairn_action.golden.sample.documents.returns_and_credits_policy import (
+from cairn_action.sample.documents.account_opening import account_managers, fresh_names
+from cairn_action.sample.documents.customer_service_hours_and_slas import team_leaders
+from cairn_action.sample.documents.returns_and_credits_policy import (
     AUTO_APPROVE_OPTIONS,
     RESTOCK_PCT_OPTIONS,
     UNOPENED_DAY_OPTIONS,
@@ -12,8 +12,8 @@ from cairn_action.golden.sample.documents.returns_and_credits_policy import (
     gbp,
     long_date,
 )
-from cairn_action.golden.sample.draw import Draw
-from cairn_action.golden.sample.facts import Facts
+from cairn_action.sample.draw import Draw
+from cairn_action.sample.facts import Facts
 
 PATH = "archive/returns-policy-2024.md"
 

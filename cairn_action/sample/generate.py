@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cairn_action.errors import DataError
-from cairn_action.golden.sample import documents
-from cairn_action.golden.sample.draw import Draw
-from cairn_action.golden.sample.facts import facts_for
 from cairn_action.index.corpus import DOCUMENT_SUFFIXES, corpus_hash_of, load_corpus
+from cairn_action.sample import documents
+from cairn_action.sample.draw import Draw
+from cairn_action.sample.facts import facts_for
 
 DEFAULT_SEED = 7
 
@@ -99,7 +99,7 @@ def generate_corpus(
         raise DataError(
             f"{out}: the generated corpus for seed {seed} has digest {digest}, but {pinned} is pinned",
             "the generator changed: if that was intended, update PINNED_DIGESTS in "
-            "cairn_action/golden/sample/generate.py and run `cairn golden check`",
+            "cairn_action/sample/generate.py and run `cairn golden check`",
         )
     return result
 

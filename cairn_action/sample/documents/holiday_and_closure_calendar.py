@@ -5,12 +5,12 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from cairn_action.golden.sample.documents.delivery_schedules_and_cutoffs import (
+from cairn_action.sample.documents.delivery_schedules_and_cutoffs import (
     figures as delivery_figures,
 )
-from cairn_action.golden.sample.documents.delivery_schedules_and_cutoffs import hhmm_minus, unwrap
-from cairn_action.golden.sample.draw import Draw
-from cairn_action.golden.sample.facts import Facts
+from cairn_action.sample.documents.delivery_schedules_and_cutoffs import hhmm_minus, unwrap
+from cairn_action.sample.draw import Draw
+from cairn_action.sample.facts import Facts
 
 PATH = "holiday-and-closure-calendar.md"
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from cairn_action.golden.sample.documents.account_opening import account_managers, fresh_names
-from cairn_action.golden.sample.draw import Draw
-from cairn_action.golden.sample.facts import Facts
+from cairn_action.sample.documents.account_opening import account_managers, fresh_names
+from cairn_action.sample.draw import Draw
+from cairn_action.sample.facts import Facts
 
 PATH = "customer-service-hours-and-slas.md"
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cairn_action.golden.sample.documents.delivery_schedules_and_cutoffs import unwrap
-from cairn_action.golden.sample.draw import Draw
-from cairn_action.golden.sample.facts import Facts
+from cairn_action.sample.documents.delivery_schedules_and_cutoffs import unwrap
+from cairn_action.sample.draw import Draw
+from cairn_action.sample.facts import Facts
 
 PATH = "cold-chain-and-temperature-handling.md"
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from cairn_action.golden.sample.documents.cold_chain_and_temperature_handling import (
+from cairn_action.sample.documents.cold_chain_and_temperature_handling import (
     figures as cold_chain_figures,
 )
-from cairn_action.golden.sample.documents.delivery_schedules_and_cutoffs import unwrap
-from cairn_action.golden.sample.draw import Draw
-from cairn_action.golden.sample.facts import Facts
+from cairn_action.sample.documents.delivery_schedules_and_cutoffs import unwrap
+from cairn_action.sample.draw import Draw
+from cairn_action.sample.facts import Facts
 
 PATH = "supplier-onboarding.md"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cairn_action.golden.sample.documents.company_history import local_people
-from cairn_action.golden.sample.documents.product_catalogue import Product, product_map
-from cairn_action.golden.sample.draw import Draw
-from cairn_action.golden.sample.facts import Facts
+from cairn_action.sample.documents.company_history import local_people
+from cairn_action.sample.documents.product_catalogue import Product, product_map
+from cairn_action.sample.draw import Draw
+from cairn_action.sample.facts import Facts
 
 PATH = "allergen-information.md"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cairn_action.golden.sample.draw import FIRST_NAMES, SURNAMES, Draw
-from cairn_action.golden.sample.facts import Facts
+from cairn_action.sample.draw import FIRST_NAMES, SURNAMES, Draw
+from cairn_action.sample.facts import Facts
 
 PATH = "account-opening.md"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cairn_action.golden.sample.draw import Draw
-from cairn_action.golden.sample.facts import Facts
+from cairn_action.sample.draw import Draw
+from cairn_action.sample.facts import Facts
 
 PATH = "payment-terms-and-late-fees.md"
 

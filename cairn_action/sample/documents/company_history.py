@@ -6,8 +6,8 @@ allergen lead and so on), so the allergen and recall documents can refer to the 
 
 from __future__ import annotations
 
-from cairn_action.golden.sample.draw import FIRST_NAMES, SURNAMES, Draw
-from cairn_action.golden.sample.facts import Facts
+from cairn_action.sample.draw import FIRST_NAMES, SURNAMES, Draw
+from cairn_action.sample.facts import Facts
 
 PATH = "company-history.md"
 

@@ -5,14 +5,14 @@ For each question it
    yes/no, what...); it declines "why" questions and yes/no questions, whose answers are an explanation
    or a verdict, not a span of the evidence it could cite;
 2. splits the top-k chunks into sentences, table rows and list items, and scores each by how much of the
-   question it covers (`stub_evidence`: question words weighted by their rarity in the retrieved text,
+   question it covers (`stub.evidence`: question words weighted by their rarity in the retrieved text,
    heading and table-header words at half weight);
 3. proposes from each unit the spans of the asked type (a figure with its unit, money, a percentage, a
    temperature, a time with its day, a date, a name, a phone number or a code; for "how many X" a figure
    followed by X; the cell of the column a table row's header names), never a value the question itself
-   contains, the one the question's words lead up to first (`stub_spans`);
+   contains, the one the question's words lead up to first (`stub.spans`);
 4. answers with the span most of the well-supported evidence gives, cites the unit it took it from, and
-   reports the confidence of `stub_confidence`: the product of the unit's support (rare question words
+   reports the confidence of `stub.confidence`: the product of the unit's support (rare question words
    counting most), its coverage of the question's focus, the type match, the answer's share among
    competing answers, and penalties for a denied premise, another year and a low retrieval rank;
 5. abstains (the reason in `raw_output`) when no unit covers `min_support` of the question, or the best
@@ -27,7 +27,7 @@ import json
 
 from cairn_action.providers.answer_types import AnswerType, question_type
 from cairn_action.providers.base import AnswerRequest, AnswerResult
-from cairn_action.providers.stub_confidence import Analysis, analyse
+from cairn_action.providers.stub.confidence import Analysis, analyse
 from cairn_action.run.models import Citation, Usage
 
 PROMPT_VERSION = "stub-extractive-2"

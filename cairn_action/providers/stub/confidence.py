@@ -1,6 +1,6 @@
 """The stub answerer's choice of answer, and how sure of it the evidence lets it be.
 
-Every unit of the evidence (`stub_evidence`) proposes answers (`stub_spans`), scored by the unit's
+Every unit of the evidence (`stub.evidence`) proposes answers (`stub.spans`), scored by the unit's
 coverage of the question plus a bonus when the answer is of the asked type. When the best-scoring unit
 holds nothing of the asked type, the best unit that surely does takes its place (unless the best one is a
 table cell saying there is none). Each proposal then
@@ -37,9 +37,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from cairn_action.providers.answer_types import AnswerType, content_question, counted_noun
-from cairn_action.providers.question_focus import focus_phrase
-from cairn_action.providers.stub_evidence import Unit, coverage, evidence_units, matches, term_weights
-from cairn_action.providers.stub_spans import Proposal, answer_key, proposals
+from cairn_action.providers.stub.evidence import Unit, coverage, evidence_units, matches, term_weights
+from cairn_action.providers.stub.question_focus import focus_phrase
+from cairn_action.providers.stub.spans import Proposal, answer_key, proposals
 from cairn_action.retrieval.base import Hit
 from cairn_action.retrieval.tokenizer import stem, tokenize
 from cairn_action.squad import normalize_answer
