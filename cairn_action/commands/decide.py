@@ -99,8 +99,9 @@ def _demo_evaluator(cwd: Path, out_dir: Path) -> Callable[[LoadedConfig], Report
     artifact and the reports kept under `out_dir`, never in the repository's reports/."""
 
     def evaluate(loaded: LoadedConfig) -> Report:
-        from cairn_action.report.pipeline import LoadedRun, report_from_run
+        from cairn_action.report.pipeline import report_from_run
         from cairn_action.run.evaluation import RunOptions, run_evaluation
+        from cairn_action.run.models import LoadedRun
         from cairn_action.run.progress import make_progress
 
         artifact = out_dir / "runs" / f"{loaded.config.name}.jsonl"

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
     from cairn_action.config import LoadedConfig
     from cairn_action.golden.split import SplitName
-    from cairn_action.report.pipeline import LoadedRun
     from cairn_action.run.evaluation import RunOptions, RunOutcome
+    from cairn_action.run.models import LoadedRun
 
 REPORTS_DIR = Path("reports")
 
@@ -118,7 +118,7 @@ def _evaluate(loaded: LoadedConfig, options: RunOptions, *, cwd: Path, no_progre
 
 
 def _as_run(outcome: RunOutcome, cwd: Path) -> LoadedRun:
-    from cairn_action.report.pipeline import LoadedRun
+    from cairn_action.run.models import LoadedRun
 
     return LoadedRun(
         header=outcome.header,
@@ -180,8 +180,8 @@ def _score_and_report(
 
 
 def _read_runs(paths: Sequence[Path]) -> LoadedRun:
-    from cairn_action.report.pipeline import combine_artifacts
     from cairn_action.run.artifact import read_artifact
+    from cairn_action.run.shard import combine_artifacts
 
     return combine_artifacts([read_artifact(Path(p)) for p in paths])
 

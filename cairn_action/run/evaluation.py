@@ -32,9 +32,9 @@ from cairn_action.providers.services import ProviderServices
 from cairn_action.retrieval.lexical import BM25Retriever
 from cairn_action.run.artifact import read_artifact, read_header
 from cairn_action.run.cache import ResultCache
+from cairn_action.run.deps import CaseDeps, Judge
 from cairn_action.run.judge import LexicalJudge
 from cairn_action.run.models import Environment, RunHeader
-from cairn_action.run.pipeline import CaseDeps, Judge
 from cairn_action.run.progress import Progress
 from cairn_action.run.runner import RunOutcome, execute_run
 from cairn_action.run.shard import ShardSpec

@@ -19,8 +19,9 @@ from typing import TextIO
 from cairn_action.errors import DataError
 from cairn_action.golden.models import GoldenCase
 from cairn_action.run.artifact import ArtifactAppender, read_artifact, write_artifact
+from cairn_action.run.deps import CaseDeps
 from cairn_action.run.models import CaseRecord, RunHeader
-from cairn_action.run.pipeline import CaseDeps, run_case
+from cairn_action.run.pipeline import run_case
 from cairn_action.run.progress import Progress
 
 STATUSES = ("answered", "abstained", "error", "stale")

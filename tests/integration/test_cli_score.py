@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from repo_files import committed_copy
 
 from cairn_action.cli import main
 from cairn_action.golden.load import load_golden
@@ -54,10 +55,27 @@ def test_eval__fresh_clone__writes_both_report_files_identical(evaluated: Path) 
     assert kept.read_bytes() == latest.read_bytes()
     report = read_report(latest)
     assert report.split == "eval" and report.config_name == "default"
-    assert report.notes.threshold_source == "uncalibrated (model abstain flag)"
+    assert report.notes.calibrated and report.notes.threshold_source.startswith("calibrated (threshold ")
     golden = load_golden(SHIPPED)
     split = split_golden(golden, seed=0, fraction=0.4)
     assert {r.case_id for r in report.per_case} == set(split.eval)
+
+
+def test_eval__empty_folder__same_experiment_and_calibration_as_the_committed_cairn_toml_report(
+    evaluated: Path, tmp_path: Path
+) -> None:
+    # The embedded default is cairn.toml's experiment *and* its committed calibration: a report made in a
+    # folder without cairn.toml measures what the repository's committed report measured.
+    here = read_report(evaluated / "reports" / "latest" / "default.json")
+    committed = read_report(committed_copy("reports/latest/default.json", tmp_path))
+    assert here.config_hash == committed.config_hash
+    assert here.notes.threshold_source == committed.notes.threshold_source
+    assert here.abstention.answer_rate == committed.abstention.answer_rate
+    assert here.abstention.error_rate_answered == committed.abstention.error_rate_answered
+    assert [(c.case_id, c.status) for c in here.per_case] == [
+        (c.case_id, c.status) for c in committed.per_case
+    ]
+    assert not (evaluated / "default.calibration.json").exists()  # read from the shipped file, not copied
 
 
 def test_eval__every_aggregate_recomputes_from_per_case_and_golden(evaluated: Path) -> None:
@@ -73,7 +91,8 @@ def test_eval__prints_row_abstention_line_and_worst_tags(
     assert main(["eval", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "| config " in out and "| default " in out
-    assert "abstention: answered " in out and "no guarantee: uncalibrated (model abstain flag)" in out
+    assert "abstention: answered " in out and "guarantee held: calibrated (threshold " in out
+    assert "held out: 48 of the golden set's 120 cases calibrate the abstention threshold" in out
     assert "worst tags: " in out
     assert "report: reports/default-" in out
 
@@ -97,9 +116,12 @@ def test_score__existing_artifact__same_numbers_without_corpus_or_cache(
 def test_calibrate__writes_the_committed_file_and_eval_reports_its_status(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    shipped = REPO / "cairn.calibration.json"
+    before = shipped.read_bytes()
     monkeypatch.chdir(tmp_path)
     assert main(["calibrate", "--no-progress"]) == 0
     out = capsys.readouterr().out
+    assert shipped.read_bytes() == before  # the embedded default reads the shipped file, never writes it
     calibration = read_calibration(tmp_path / "default.calibration.json")
     assert calibration is not None
     assert calibration.split.n_calibration == 48 and calibration.n_calibration == 48
