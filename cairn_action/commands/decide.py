@@ -16,7 +16,9 @@ if TYPE_CHECKING:
 
     from cairn_action.config import LoadedConfig
     from cairn_action.gate.models import GateResult, Override
+    from cairn_action.golden.split import SplitName
     from cairn_action.report.models import Report
+    from cairn_action.run.models import LoadedRun
 
 
 def _gate_override(args: argparse.Namespace) -> Override | None:
@@ -98,27 +100,35 @@ def _demo_evaluator(cwd: Path, out_dir: Path) -> Callable[[LoadedConfig], Report
     """`cairn eval --split eval` for one config, offline: the stub answerer, no API key, a fresh run
     artifact and the reports kept under `out_dir`, never in the repository's reports/."""
 
-    def evaluate(loaded: LoadedConfig) -> Report:
-        from cairn_action.report.pipeline import report_from_run
+    def run_split(loaded: LoadedConfig, split: SplitName) -> LoadedRun:
         from cairn_action.run.evaluation import RunOptions, run_evaluation
         from cairn_action.run.models import LoadedRun
         from cairn_action.run.progress import make_progress
 
-        artifact = out_dir / "runs" / f"{loaded.config.name}.jsonl"
+        artifact = out_dir / "runs" / f"{loaded.config.name}-{split}.jsonl"
         artifact.unlink(missing_ok=True)  # a demo always runs afresh (the provider cache keeps it fast)
         outcome = run_evaluation(
             loaded,
-            RunOptions(split="eval", artifact=artifact),
+            RunOptions(split=split, artifact=artifact),
             cwd=cwd,
             log=sys.stderr,
             progress=make_progress(sys.stderr, enabled=False, is_tty=False),
             env={},
         )
         where = str(artifact)
-        run = LoadedRun(header=outcome.header, records=outcome.records, where=where, sources=(where,))
+        return LoadedRun(header=outcome.header, records=outcome.records, where=where, sources=(where,))
+
+    def evaluate(loaded: LoadedConfig) -> Report:
+        from cairn_action.report.pipeline import calibration_from_run, report_from_run
+
+        if not loaded.calibration_path.is_file():  # what the pull request's author runs first
+            calibration, _ = calibration_from_run(
+                loaded, run_split(loaded, "calibration"), created_at=utc_now(), cairn_version=__version__
+            )
+            sys.stderr.write(f"fitted a calibration for '{loaded.config.name}': {calibration.status}\n")
         written = report_from_run(
             loaded,
-            run,
+            run_split(loaded, "eval"),
             which="eval",
             reports_dir=out_dir / "reports",
             created_at=utc_now(),
