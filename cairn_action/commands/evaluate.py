@@ -175,7 +175,13 @@ def _score_and_report(
     )
     for line in summary_lines(written.report):
         print(line)
-    print(f"report: {shown(written.kept, cwd)} (also {shown(written.latest, cwd)})")
+    if written.latest is None:
+        print(
+            f"report: {shown(written.kept, cwd)} (split {which}: reports/latest, the baseline pull requests "
+            "are gated against, is only written by the eval split)"
+        )
+    else:
+        print(f"report: {shown(written.kept, cwd)} (also {shown(written.latest, cwd)})")
     return ExitCode.PASS
 
 

@@ -13,7 +13,14 @@ from cairn_action.golden.load import load_golden
 from cairn_action.golden.models import GoldenSet
 from cairn_action.golden.split import GoldenSplit, SplitName, split_golden
 from cairn_action.report.build import build_report, check_run_matches, select_records
-from cairn_action.report.io import read_calibration, write_calibration, write_report
+from cairn_action.report.io import (
+    dumps,
+    read_calibration,
+    report_paths,
+    write_calibration,
+    write_report,
+    write_text_atomic,
+)
 from cairn_action.report.models import Report
 from cairn_action.run.models import LoadedRun
 from cairn_action.score.calibrate import calibrate
@@ -29,7 +36,8 @@ def split_of(golden: GoldenSet, loaded: LoadedConfig) -> GoldenSplit:
 class WrittenReport:
     report: Report
     kept: Path
-    latest: Path
+    latest: Path | None
+    """reports/latest/<config>.json, the baseline; only an eval-split report becomes it."""
 
 
 def report_from_run(
@@ -55,6 +63,12 @@ def report_from_run(
         cairn_version=cairn_version,
         where=run.where,
     )
+    if which != "eval":
+        # The baseline a pull request is gated against is an eval-split report: a calibration or `all`
+        # report in reports/latest would make the next gate refuse (another split) and split the leaderboard.
+        kept, _ = report_paths(reports_dir / which, report)
+        write_text_atomic(kept, dumps(report))
+        return WrittenReport(report=report, kept=kept, latest=None)
     kept, latest = write_report(report, reports_dir)
     return WrittenReport(report=report, kept=kept, latest=latest)
 

@@ -187,3 +187,25 @@ def test_bench__no_reports__exit_2_with_hint(
     monkeypatch.chdir(tmp_path)
     assert main(["bench"]) == 2
     assert "run `cairn eval`" in capsys.readouterr().err
+
+
+def test_eval__split_all__keeps_reports_latest_the_eval_baseline(
+    evaluated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "clone"
+    shutil.copytree(evaluated, work)  # the cache and the sample corpus come along: no case is answered again
+    latest = work / "reports" / "latest" / "default.json"
+    baseline = latest.read_bytes()
+    monkeypatch.chdir(work)
+    capsys.readouterr()
+    assert main(["eval", "--split", "all", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert latest.read_bytes() == baseline  # the next gate still compares eval with eval
+    everything = read_report(_only(work / "reports" / "all", "default-*.json"))
+    assert everything.split == "all" and everything.n_cases == 120
+    assert (
+        "reports/latest, the baseline pull requests are gated against, is only written by the eval split"
+        in out
+    )
+    assert main(["bench"]) == 0
+    assert "1 config(s) in 1 table(s)" in capsys.readouterr().out
