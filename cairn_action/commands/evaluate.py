@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cairn_action import __version__
-from cairn_action.errors import CairnError, ExitCode, InfrastructureError
+from cairn_action.errors import CairnError, ExitCode
 
 if TYPE_CHECKING:
     import argparse
@@ -144,11 +144,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for line in outcome.summary():
         print(line)
     print(f"run artifact: {shown(outcome.path, cwd)}")
-    if outcome.records and len(outcome.failed) == len(outcome.records):
-        raise InfrastructureError(
-            f"every case failed ({len(outcome.records)} of {len(outcome.records)}); the artifact lists why",
-            "check the provider settings and that it is reachable, then rerun to retry",
-        )
+    outcome.check_failures()
     if args.run_only:
         return ExitCode.PASS
     if options.shard is not None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from cairn_action.errors import DataError
+from cairn_action.errors import DataError, InfrastructureError
 from cairn_action.golden.models import GoldenCase
 from cairn_action.run.artifact import ArtifactAppender, read_artifact, write_artifact
 from cairn_action.run.deps import CaseDeps
@@ -48,6 +48,24 @@ class RunOutcome:
     @property
     def failed(self) -> list[str]:
         return [r.case_id for r in self.records if r.status == "error"]
+
+    def check_failures(self) -> None:
+        """InfrastructureError when most cases failed: a report of the rest would look like a measurement.
+
+        A target whose every reply misses `answer` (or any provider misconfigured) errors on most cases;
+        scoring the few left, or writing a baseline from them, would hide that behind good-looking numbers.
+        """
+        failed = [r for r in self.records if r.status == "error"]
+        if not self.records or len(failed) * 2 <= len(self.records):
+            return
+        reasons = Counter((r.error or "no message").splitlines()[0][:300] for r in failed)
+        reason, n = reasons.most_common(1)[0]
+        every = "every case" if len(failed) == len(self.records) else "most cases"
+        raise InfrastructureError(
+            f"{every} failed ({len(failed)} of {len(self.records)}); {n} of them: {reason}",
+            "fix the target or provider (the run artifact keeps each raw reply), then rerun the same "
+            "command: finished cases are kept, failed ones retried",
+        )
 
     def summary(self) -> list[str]:
         """The end-of-run lines: counts by status, provider calls, failures."""

@@ -52,6 +52,41 @@ def test_python_target__function_raises_on_one_case__that_case_is_an_error_the_r
     assert "rerun the same command" in run.out
 
 
+def test_python_target__reply_misspells_answer__run_fails_loudly_no_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "typo_rag.py").write_text(
+        "def answer(question):\n    return {'answr': 'I think 14 days'}\n", encoding="utf-8"
+    )
+    write_config(tmp_path, "typo", 'target = "python:typo_rag:answer"')
+    run = evaluate(tmp_path, "typo", capsys, monkeypatch)
+    assert run.code == 3
+    assert (
+        f"error: every case failed ({TINY_CASES} of {TINY_CASES}); {TINY_CASES} of them: target reply does "
+        "not fit cairn-target-1: unknown key 'answr' (did you mean 'answer'?)"
+    ) in run.err
+    assert "rerun the same command" in run.err
+    assert not (tmp_path / "reports" / "latest").exists() and not (tmp_path / "reports" / "all").exists()
+
+
+def test_python_target__most_cases_error__run_fails_loudly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "flaky_rag.py").write_text(
+        "def answer(question):\n"
+        "    if 'chief' in question or 'Why' in question:\n"
+        "        return {'answer': None}\n"
+        "    raise RuntimeError('index not loaded')\n",
+        encoding="utf-8",
+    )
+    write_config(tmp_path, "flaky", 'target = "python:flaky_rag:answer"')
+    run = evaluate(tmp_path, "flaky", capsys, monkeypatch)
+    assert run.code == 3
+    assert (
+        "error: most cases failed (" in run.err and "target raised RuntimeError: index not loaded" in run.err
+    )
+
+
 def test_python_target__module_missing__exit_2_with_one_line_and_a_hint(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
