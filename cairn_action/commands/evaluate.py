@@ -57,8 +57,9 @@ def _relative_to_cwd(path: Path) -> Path:
 def _golden_and_corpus(args: argparse.Namespace) -> tuple[Path, Path]:
     """The golden set and corpus paths from --golden/--corpus, else from the config.
 
-    With the embedded default config (no cairn.toml), the corpus is the generated sample in
-    data/sample: it is written on first use. A corpus named by the user is never generated.
+    With the embedded default config (no cairn.toml) and its golden set, the corpus is the generated
+    sample in data/sample: it is written on first use. A corpus named by the user is never generated,
+    nor is the sample for a golden set of the user's own (it was written for other documents).
     """
     if args.golden is not None and args.corpus is not None and args.config is None:
         return args.golden, args.corpus  # nothing to take from a config
@@ -67,7 +68,7 @@ def _golden_and_corpus(args: argparse.Namespace) -> tuple[Path, Path]:
     loaded = load_config(args.config)
     golden = args.golden or loaded.golden_path
     corpus = args.corpus or loaded.corpus_dir
-    if args.corpus is None and loaded.embedded:
+    if args.corpus is None and args.golden is None and loaded.embedded:
         from cairn_action.sample.generate import ensure_sample_corpus
 
         done = ensure_sample_corpus(_relative_to_cwd(corpus))

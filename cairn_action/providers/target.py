@@ -256,7 +256,7 @@ def _misfits(data: Any) -> list[str]:
         close = [c for k in unknown for c in difflib.get_close_matches(str(k), ["answer"], n=1, cutoff=0.6)]
         problems = [_problem({"loc": (k,), "type": "extra_forbidden", "msg": ""}) for k in unknown]
         if not close:
-            problems.append("no 'answer' (send \"answer\": null, or \"abstained\": true, to abstain)")
+            problems.append('no \'answer\' (send "answer": null, or "abstained": true, to abstain)')
         return problems
     return []
 

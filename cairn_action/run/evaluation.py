@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from cairn_action import __version__
-from cairn_action.config import SAMPLE_CORPUS_DIR, LoadedConfig, config_hash
+from cairn_action.config import SAMPLE_CORPUS_DIR, LoadedConfig, config_hash, embedded_golden_path
 from cairn_action.errors import ConfigError, DataError
 from cairn_action.golden.load import golden_warnings, load_golden
 from cairn_action.golden.models import GoldenCase, GoldenSet
@@ -151,8 +151,13 @@ def run_evaluation(
         answerer = create_answerer(config.provider, env, source=loaded.source, services=services)
     corpus_dir = loaded.corpus_dir
     # The generated sample is data/sample under the project (variant configs in configs/ name it
-    # ../data/sample); it is written on first use and kept equal to the generator's output.
-    if corpus_dir.resolve() == (cwd / SAMPLE_CORPUS_DIR).resolve():
+    # ../data/sample); it is written on first use and kept equal to the generator's output, for the
+    # golden set labelled against it only: a golden set of the user's own with the sample (a forgotten
+    # --corpus) would only report that its documents are not there.
+    if (
+        corpus_dir.resolve() == (cwd / SAMPLE_CORPUS_DIR).resolve()
+        and loaded.golden_path.resolve() == embedded_golden_path().resolve()
+    ):
         done = ensure_sample_corpus(corpus_dir)
         if done is not None:
             log.write(done + "\n")
