@@ -264,5 +264,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(exc.render(), file=sys.stderr)
         return int(exc.exit_code)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(
+            "interrupted: rerun the same command to resume (finished cases are kept in the run artifact)",
+            file=sys.stderr,
+        )
         return 130
