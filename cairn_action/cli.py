@@ -13,6 +13,7 @@ from pathlib import Path
 
 from cairn_action import __version__
 from cairn_action.commands import decide, evaluate, github
+from cairn_action.commands import init as scaffold
 from cairn_action.errors import CairnError
 
 # The argument groups several commands share: one definition each, so their flags and help agree.
@@ -243,6 +244,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rel.add_argument("--summary", type=Path, help="also write the stamp section's markdown here")
     rel.set_defaults(handler=github.cmd_release_stamp)
+
+    init = sub.add_parser(
+        "init",
+        help="start a project: config, golden set, target stub and workflows",
+        description="Write a commented cairn.toml, an example document, a golden set for it, my_rag.py "
+        "(a stand-in target to replace with your system) and the pull-request, baseline and release "
+        "workflows into DIR. Never overwrites: nothing is written if any of them exists.",
+    )
+    init.add_argument("dir", nargs="?", type=Path, default=Path("."), help="the folder (default: here)")
+    init.set_defaults(handler=scaffold.cmd_init)
 
     action = sub.add_parser(
         "action",

@@ -30,7 +30,7 @@ LAYERS = [
     {"gate"},
     {"render"},
     {"gh"},
-    {"cli", "commands", "action", "release", "demo", "__main__"},
+    {"cli", "commands", "action", "release", "demo", "__main__", "scaffold"},
 ]
 ENV_READERS = {"cli", "commands", "action", "config", "gh", "__main__"}
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from cairn_action.config import LoadedConfig
     from cairn_action.golden.split import SplitName
+    from cairn_action.report.models import Report
     from cairn_action.run.evaluation import RunOptions, RunOutcome
     from cairn_action.run.models import LoadedRun
 
@@ -81,7 +82,10 @@ def cmd_golden_check(args: argparse.Namespace) -> int:
     from cairn_action.golden.check import run_golden_check
 
     golden, corpus = _golden_and_corpus(args)
-    return run_golden_check(golden, corpus, sys.stdout)
+    code = run_golden_check(golden, corpus, sys.stdout)
+    if code == ExitCode.PASS:
+        print("next: `cairn eval` runs these cases through the system and writes the report")
+    return code
 
 
 def _load_config_args(args: argparse.Namespace, cwd: Path) -> LoadedConfig:
@@ -179,7 +183,21 @@ def _score_and_report(
         )
     else:
         print(f"report: {shown(written.kept, cwd)} (also {shown(written.latest, cwd)})")
+        for line in _next_steps(loaded, written.report, shown(written.latest, cwd)):
+            print(line)
     return ExitCode.PASS
+
+
+def _next_steps(loaded: LoadedConfig, report: Report, latest: Path) -> list[str]:
+    """What to do after a first eval of one's own project: calibrate, then commit the baseline."""
+    if loaded.embedded or report.notes.calibration is not None:
+        return []
+    config = f" --config {loaded.source.name}" if loaded.source and loaded.source.name != "cairn.toml" else ""
+    return [
+        f"next: `cairn calibrate{config}` fits the abstention threshold on the calibration slice (commit "
+        f"{loaded.calibration_out_path.name}); then commit {latest}: it is the baseline pull requests are "
+        "gated against"
+    ]
 
 
 def _read_runs(paths: Sequence[Path]) -> LoadedRun:
