@@ -14,6 +14,7 @@ from pathlib import Path
 from cairn_action import __version__
 from cairn_action.commands import decide, evaluate, github
 from cairn_action.commands import init as scaffold
+from cairn_action.commands import show as show_command
 from cairn_action.errors import CairnError
 
 # The argument groups several commands share: one definition each, so their flags and help agree.
@@ -99,6 +100,13 @@ def build_parser() -> argparse.ArgumentParser:
         "this config in reports/runs/, else reports/runs/<config>-<UTC>.jsonl)",
     )
     ev.add_argument("--shard", metavar="I/N", help="run only shard I of N (a stable slice by case id)")
+    ev.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help="also write the outcome as JSON (report paths, counts, every metric) to FILE; `-` prints it "
+        "on stdout and everything else on stderr",
+    )
     _add_no_progress(ev)
     ev.set_defaults(handler=evaluate.cmd_eval)
 
@@ -124,7 +132,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gate.add_argument("candidate", type=Path, help="the report of this change")
     gate.add_argument("--markdown", type=Path, help="write the pull-request comment (and job summary) here")
-    gate.add_argument("--json", type=Path, help="write the decision and the comparison here")
+    gate.add_argument(
+        "--json",
+        type=Path,
+        help="write the decision and the comparison here; `-` prints them on stdout (the rest on stderr)",
+    )
     gate.add_argument(
         "--history",
         type=Path,
@@ -244,6 +256,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rel.add_argument("--summary", type=Path, help="also write the stamp section's markdown here")
     rel.set_defaults(handler=github.cmd_release_stamp)
+
+    show = sub.add_parser(
+        "show",
+        help="a report's cases in the terminal: asked, expected, answered, why",
+        description="Print a report's cases: what was asked, expected and answered, the confidence, where "
+        "the support ranked, and why the case was judged wrong. Colour on a terminal (NO_COLOR turns it "
+        "off).",
+    )
+    show.add_argument("report", type=Path, help="a report (e.g. reports/latest/<config>.json)")
+    show.add_argument("--failed", action="store_true", help="only the cases that are not right")
+    show.add_argument("--case", metavar="ID", help="only this case")
+    show.add_argument("--json", action="store_true", help="the cases as JSON, each with `right` and `why`")
+    show.set_defaults(handler=show_command.cmd_show)
 
     init = sub.add_parser(
         "init",

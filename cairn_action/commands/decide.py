@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from cairn_action import __version__
 from cairn_action.commands.evaluate import shown, utc_now
@@ -59,18 +59,19 @@ def _gate_history(folder: Path | None, config_name: str) -> list[Report]:
     return history
 
 
-def print_decision(result: GateResult) -> None:
+def print_decision(result: GateResult, out: TextIO | None = None) -> None:
     decision = result.decision
-    print(f"{decision.status}: {decision.headline}")
+    out = out or sys.stdout
+    print(f"{decision.status}: {decision.headline}", file=out)
     for reason in decision.reasons:
-        print(f"  - {reason.message}")
+        print(f"  - {reason.message}", file=out)
     for outcome in ("broke", "fixed", "changed"):
         ids = sorted(c.case_id for c in result.comparison.by_outcome(outcome))
         if ids:
             more = f" and {len(ids) - 20} more" if len(ids) > 20 else ""
-            print(f"  {outcome}: {', '.join(ids[:20])}{more}")
+            print(f"  {outcome}: {', '.join(ids[:20])}{more}", file=out)
     for note in (*result.comparison.notes, *decision.notes):
-        print(f"  note: {note}")
+        print(f"  note: {note}", file=out)
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
@@ -86,13 +87,16 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if args.markdown:
         write_text_atomic(args.markdown, render_comment(result, trend=trend))
         print(f"comment: {args.markdown}", file=sys.stderr)
-    if args.json:
+    to_stdout = args.json is not None and str(args.json) == "-"
+    if to_stdout:
+        sys.stdout.write(dumps(result))  # for scripts: the decision alone on stdout
+    elif args.json:
         write_text_atomic(args.json, dumps(result))
         print(f"decision: {args.json}", file=sys.stderr)
     refusals = result.comparison.refusals
     if refusals:
         raise RefusedComparison("; ".join(r.message for r in refusals), refusals[0].hint)
-    print_decision(result)
+    print_decision(result, out=sys.stderr if to_stdout else sys.stdout)
     return result.decision.exit_code
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from cairn_action import __version__
 from cairn_action.errors import CairnError, ExitCode
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from cairn_action.config import LoadedConfig
     from cairn_action.golden.split import SplitName
     from cairn_action.report.models import Report
+    from cairn_action.report.pipeline import WrittenReport
     from cairn_action.run.evaluation import RunOptions, RunOutcome
     from cairn_action.run.models import LoadedRun
 
@@ -133,7 +134,35 @@ def _as_run(outcome: RunOutcome, cwd: Path) -> LoadedRun:
     )
 
 
+def _emit_json(target: Path | None, data: dict[str, object], real_stdout: TextIO) -> None:
+    """`--json FILE` writes `data` there; `--json -` prints it on stdout (the human lines went to stderr)."""
+    import json
+
+    from cairn_action.report.io import write_text_atomic
+
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if target is None:
+        return
+    if str(target) == "-":
+        real_stdout.write(text)
+        real_stdout.flush()
+    else:
+        write_text_atomic(target, text)
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
+    """`cairn eval`; with `--json -` every human line goes to stderr and stdout carries only the JSON."""
+    import contextlib
+
+    real_stdout = sys.stdout
+    to_stdout = args.json is not None and str(args.json) == "-"
+    with contextlib.redirect_stdout(sys.stderr) if to_stdout else contextlib.nullcontext():
+        code, data = _eval(args)
+    _emit_json(args.json, data, real_stdout)
+    return code
+
+
+def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
     from cairn_action.run.evaluation import RunOptions
     from cairn_action.run.shard import parse_shard
 
@@ -150,21 +179,45 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(line)
     print(f"run artifact: {shown(outcome.path, cwd)}")
     outcome.check_failures()
+    data: dict[str, object] = {
+        "config": loaded.config.name,
+        "split": split,
+        "artifact": str(shown(outcome.path, cwd)),
+        "counts": dict(outcome.counts),
+        "failed": outcome.failed,
+    }
     if args.run_only:
-        return ExitCode.PASS
+        return ExitCode.PASS, data
     if options.shard is not None:
         print(
             f"note: this is shard {options.shard}; once every shard is done, score them together: "
             "`cairn score SHARD.jsonl ...`"
         )
-        return ExitCode.PASS
+        return ExitCode.PASS, data
     run = _as_run(outcome, cwd)
-    return _score_and_report(loaded, run, which=split, reports_dir=cwd / REPORTS_DIR, cwd=cwd)
+    written = _score_and_report(loaded, run, which=split, reports_dir=cwd / REPORTS_DIR, cwd=cwd)
+    return ExitCode.PASS, {**data, **_report_json(written, cwd)}
+
+
+def _report_json(written: WrittenReport, cwd: Path) -> dict[str, object]:
+    """What a script needs from `cairn eval --json`: where the report is and its headline figures."""
+    from cairn_action.score.metrics import METRICS
+
+    report = written.report
+    return {
+        "report": str(shown(written.kept, cwd)),
+        "latest": None if written.latest is None else str(shown(written.latest, cwd)),
+        "n_cases": report.n_cases,
+        "calibrated": report.notes.calibrated,
+        "threshold_source": report.notes.threshold_source,
+        "guarantee_met": report.abstention.guarantee_met,
+        "metrics": {m.name: m.read(report) for m in METRICS},
+    }
 
 
 def _score_and_report(
     loaded: LoadedConfig, run: LoadedRun, *, which: SplitName, reports_dir: Path, cwd: Path
-) -> int:
+) -> WrittenReport:
     """Score a run, write the report (kept and latest), print the summary."""
     from cairn_action.report.pipeline import report_from_run
     from cairn_action.report.summary import summary_lines
@@ -185,7 +238,7 @@ def _score_and_report(
         print(f"report: {shown(written.kept, cwd)} (also {shown(written.latest, cwd)})")
         for line in _next_steps(loaded, written.report, shown(written.latest, cwd)):
             print(line)
-    return ExitCode.PASS
+    return written
 
 
 def _next_steps(loaded: LoadedConfig, report: Report, latest: Path) -> list[str]:
@@ -211,7 +264,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
     run = _read_runs(args.artifacts)
-    return _score_and_report(loaded, run, which=args.split, reports_dir=cwd / args.reports, cwd=cwd)
+    _score_and_report(loaded, run, which=args.split, reports_dir=cwd / args.reports, cwd=cwd)
+    return ExitCode.PASS
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

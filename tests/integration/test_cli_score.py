@@ -209,3 +209,24 @@ def test_eval__split_all__keeps_reports_latest_the_eval_baseline(
     )
     assert main(["bench"]) == 0
     assert "1 config(s) in 1 table(s)" in capsys.readouterr().out
+
+
+def test_eval__json_dash__stdout_is_only_the_json_and_the_rest_goes_to_stderr(
+    evaluated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "clone"
+    shutil.copytree(evaluated, work)
+    monkeypatch.chdir(work)
+    capsys.readouterr()
+    assert main(["eval", "--no-progress", "--json", "-"]) == 0
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert (data["config"], data["split"], data["latest"]) == (
+        "default",
+        "eval",
+        "reports/latest/default.json",
+    )
+    report = read_report(work / data["report"])
+    assert data["metrics"]["answer_rate"] == report.abstention.answer_rate and data["calibrated"] is True
+    assert data["counts"]["answered"] + data["counts"]["abstained"] == report.n_cases
+    assert "| default " in err and "report: reports/default-" in err
