@@ -189,15 +189,24 @@ def test_bench__no_reports__exit_2_with_hint(
     assert "run `cairn eval`" in capsys.readouterr().err
 
 
+def _working_copy(
+    evaluated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Path:
+    """A copy of the evaluated folder to run in: the cache and the sample come along, nothing is answered
+    again, and the shared folder stays as the other tests expect it."""
+    work = tmp_path / "clone"
+    shutil.copytree(evaluated, work)
+    monkeypatch.chdir(work)
+    capsys.readouterr()
+    return work
+
+
 def test_eval__split_all__keeps_reports_latest_the_eval_baseline(
     evaluated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    work = tmp_path / "clone"
-    shutil.copytree(evaluated, work)  # the cache and the sample corpus come along: no case is answered again
+    work = _working_copy(evaluated, tmp_path, monkeypatch, capsys)
     latest = work / "reports" / "latest" / "default.json"
     baseline = latest.read_bytes()
-    monkeypatch.chdir(work)
-    capsys.readouterr()
     assert main(["eval", "--split", "all", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert latest.read_bytes() == baseline  # the next gate still compares eval with eval
@@ -214,10 +223,7 @@ def test_eval__split_all__keeps_reports_latest_the_eval_baseline(
 def test_eval__json_dash__stdout_is_only_the_json_and_the_rest_goes_to_stderr(
     evaluated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    work = tmp_path / "clone"
-    shutil.copytree(evaluated, work)
-    monkeypatch.chdir(work)
-    capsys.readouterr()
+    work = _working_copy(evaluated, tmp_path, monkeypatch, capsys)
     assert main(["eval", "--no-progress", "--json", "-"]) == 0
     out, err = capsys.readouterr()
     data = json.loads(out)
