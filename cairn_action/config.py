@@ -352,6 +352,18 @@ def embedded_golden_path() -> Path:
     return candidates[-1] / "golden.jsonl"
 
 
+def is_shipped_golden(path: Path) -> bool:
+    """Whether `path` is the shipped golden set, the one labelled against the sample corpus: the embedded
+    file itself, or a copy of it (a checkout's golden/ seen from a non-editable installation)."""
+    shipped = embedded_golden_path()
+    if path.resolve() == shipped.resolve():
+        return True
+    try:
+        return path.is_file() and shipped.is_file() and path.read_bytes() == shipped.read_bytes()
+    except OSError:
+        return False
+
+
 def _shipped_file(name: str) -> Path | None:
     """`cairn.toml` or its calibration as shipped: inside the installed wheel, or at the checkout's root."""
     package = Path(__file__).resolve().parent

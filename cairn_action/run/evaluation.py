@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from cairn_action import __version__
-from cairn_action.config import SAMPLE_CORPUS_DIR, LoadedConfig, config_hash, embedded_golden_path
+from cairn_action.config import SAMPLE_CORPUS_DIR, LoadedConfig, config_hash, is_shipped_golden
 from cairn_action.errors import ConfigError, DataError
 from cairn_action.golden.load import golden_warnings, load_golden
 from cairn_action.golden.models import GoldenCase, GoldenSet
@@ -154,10 +154,7 @@ def run_evaluation(
     # ../data/sample); it is written on first use and kept equal to the generator's output, for the
     # golden set labelled against it only: a golden set of the user's own with the sample (a forgotten
     # --corpus) would only report that its documents are not there.
-    if (
-        corpus_dir.resolve() == (cwd / SAMPLE_CORPUS_DIR).resolve()
-        and loaded.golden_path.resolve() == embedded_golden_path().resolve()
-    ):
+    if corpus_dir.resolve() == (cwd / SAMPLE_CORPUS_DIR).resolve() and is_shipped_golden(loaded.golden_path):
         done = ensure_sample_corpus(corpus_dir)
         if done is not None:
             log.write(done + "\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -278,3 +279,17 @@ def test_eval__sourcegraph_handbook__runs_on_a_real_messy_corpus(
                 assert docs == {support.doc.removeprefix("./")}
     found = [r for r in answerable if r.retrieved_support_rank is not None and r.retrieved_support_rank <= 10]
     assert len(found) >= len(answerable) * 3 // 4
+
+
+def test_eval__cairn_toml_with_a_copy_of_the_shipped_golden_set__generates_the_sample(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The README's first command from a clone with a non-editable install: cairn.toml names golden/ of the
+    # clone, which is not the installed package's embedded copy but is the same set, labelled for the sample.
+    shutil.copy(REPO / "cairn.toml", tmp_path / "cairn.toml")
+    shutil.copytree(REPO / "golden", tmp_path / "golden")
+    monkeypatch.chdir(tmp_path)
+    argv = ["eval", "--run-only", "--no-progress", "--shard", "1/8", "--artifact", str(tmp_path / "a.jsonl")]
+    assert main(argv) == 0
+    assert "generated the sample corpus (seed 7)" in capsys.readouterr().err
+    assert (tmp_path / "data" / "sample" / "returns-and-credits-policy.md").is_file()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from repo_files import committed_copy
 
-from cairn_action.config import config_hash, embedded_default, load_config
+from cairn_action.config import config_hash, embedded_default, is_shipped_golden, load_config
 from cairn_action.golden.load import load_golden
 from cairn_action.golden.split import split_golden
 from cairn_action.report.io import read_calibration, read_latest_reports
@@ -96,3 +96,12 @@ def test_committed_copy__not_a_git_checkout__reads_the_working_tree(tmp_path: Pa
     (tree / "reports" / "leaderboard.md").write_text("# board\n", encoding="utf-8")
     copied = committed_copy("reports/leaderboard.md", tmp_path / "pinned", repo=tree)
     assert copied.read_text(encoding="utf-8") == "# board\n"
+
+
+def test_is_shipped_golden__the_file_or_a_byte_copy__yes_an_edited_copy__no(tmp_path: Path) -> None:
+    shipped = ROOT / "golden" / "golden.jsonl"
+    copy = tmp_path / "golden.jsonl"
+    copy.write_bytes(shipped.read_bytes())  # a checkout's golden/ seen from a non-editable install
+    assert is_shipped_golden(shipped) and is_shipped_golden(copy)
+    copy.write_bytes(shipped.read_bytes() + b"\n")
+    assert not is_shipped_golden(copy) and not is_shipped_golden(tmp_path / "missing.jsonl")
