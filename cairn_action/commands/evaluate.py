@@ -245,7 +245,8 @@ def _next_steps(loaded: LoadedConfig, report: Report, latest: Path) -> list[str]
     """What to do after a first eval of one's own project: calibrate, then commit the baseline."""
     if loaded.embedded or report.notes.calibration is not None:
         return []
-    config = f" --config {loaded.source.name}" if loaded.source and loaded.source.name != "cairn.toml" else ""
+    source = loaded.source
+    config = f" --config {_relative_to_cwd(source)}" if source and source.name != "cairn.toml" else ""
     return [
         f"next: `cairn calibrate{config}` fits the abstention threshold on the calibration slice (commit "
         f"{loaded.calibration_out_path.name}); then commit {latest}: it is the baseline pull requests are "
