@@ -83,10 +83,7 @@ def cmd_golden_check(args: argparse.Namespace) -> int:
     from cairn_action.golden.check import run_golden_check
 
     golden, corpus = _golden_and_corpus(args)
-    code = run_golden_check(golden, corpus, sys.stdout)
-    if code == ExitCode.PASS:
-        print("next: `cairn eval` runs these cases through the system and writes the report")
-    return code
+    return run_golden_check(golden, corpus, sys.stdout)
 
 
 def _load_config_args(args: argparse.Namespace, cwd: Path) -> LoadedConfig:

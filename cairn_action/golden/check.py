@@ -21,6 +21,7 @@ from cairn_action.golden.support import HINT_STALE, resolve_support
 from cairn_action.index.corpus import Corpus, load_corpus
 
 _DIFFICULTIES = ("easy", "medium", "hard")
+NEXT_STEP = "next: `cairn eval` runs these cases through the system and writes the report"
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ def format_check(check: GoldenCheck) -> str:
             check.stale,
         )
     failed = check.exit_code != ExitCode.PASS
-    lines += [f"hint: {hint}" for hint in check.hints] if failed else []
+    lines += [f"hint: {hint}" for hint in check.hints] if failed else [NEXT_STEP]
     n_errors, n_stale = len(check.errors), len(check.stale_ids)
     outcome = "failed" if failed else "ok"
     lines.append(

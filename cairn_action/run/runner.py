@@ -20,7 +20,7 @@ from cairn_action.errors import DataError, InfrastructureError
 from cairn_action.golden.models import GoldenCase
 from cairn_action.run.artifact import ArtifactAppender, read_artifact, write_artifact
 from cairn_action.run.deps import CaseDeps
-from cairn_action.run.models import CaseRecord, RunHeader
+from cairn_action.run.models import BUDGET_ERROR_PREFIX, CaseRecord, RunHeader
 from cairn_action.run.pipeline import run_case
 from cairn_action.run.progress import Progress
 
@@ -55,7 +55,12 @@ class RunOutcome:
         A target whose every reply misses `answer` (or any provider misconfigured) errors on most cases;
         scoring the few left, or writing a baseline from them, would hide that behind good-looking numbers.
         """
-        failed = [r for r in self.records if r.status == "error"]
+        # A case the budget skipped is not a failure of the system: the report's budget check says so.
+        failed = [
+            r
+            for r in self.records
+            if r.status == "error" and not (r.error or "").startswith(BUDGET_ERROR_PREFIX)
+        ]
         if not self.records or len(failed) * 2 <= len(self.records):
             return
         reasons = Counter((r.error or "no message").splitlines()[0][:300] for r in failed)

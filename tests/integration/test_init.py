@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,10 @@ def _files(folder: Path) -> set[str]:
 
 
 def test_init__empty_folder__golden_check_and_eval_run_with_no_edit_and_say_what_next(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    request: pytest.FixtureRequest,
 ) -> None:
     project = tmp_path / "my-project"
     assert main(["init", str(project)]) == 0
@@ -38,9 +42,14 @@ def test_init__empty_folder__golden_check_and_eval_run_with_no_edit_and_say_what
     )
 
     monkeypatch.chdir(project)
+    # The target is imported as `my_rag`: leave no module of that name (or its folder on the path) behind
+    # for later tests with a my_rag.py of their own.
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    request.addfinalizer(lambda: sys.modules.pop("my_rag", None))
     assert main(["golden", "check"]) == 0
-    out = capsys.readouterr().out
-    assert "ok: 0 errors, 0 stale cases" in out and out.rstrip().endswith("writes the report")
+    lines = capsys.readouterr().out.rstrip().splitlines()
+    assert lines[-1].startswith("ok: 0 errors, 0 stale cases")
+    assert "next: `cairn eval` runs these cases through the system and writes the report" in lines[-3:]
     assert main(["eval", "--no-progress"]) == 0
     out = capsys.readouterr().out
     report = read_report(project / "reports" / "latest" / "my-rag.json")
