@@ -9,8 +9,11 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 
 # The package lives in /opt/cairn, away from the mounted workspace, installed non-editable.
-COPY pyproject.toml README.md /opt/cairn/src/
+# cairn.toml, its calibration and the example workflows go into the wheel (pyproject.toml's force-include):
+# the embedded default is that experiment, calibrated, and `cairn init` writes those workflows.
+COPY pyproject.toml README.md cairn.toml cairn.calibration.json /opt/cairn/src/
 COPY golden /opt/cairn/src/golden
+COPY examples/workflows /opt/cairn/src/examples/workflows
 COPY cairn_action /opt/cairn/src/cairn_action
 RUN pip install --no-cache-dir /opt/cairn/src \
     && rm -rf /opt/cairn/src

@@ -29,9 +29,9 @@ from pathlib import Path
 import requests
 
 from cairn_action.config import load_config
-from cairn_action.golden.sample.generate import generate_corpus
 from cairn_action.run.evaluation import RunOptions, run_evaluation
 from cairn_action.run.models import CaseRecord
+from cairn_action.sample.generate import generate_corpus
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = REPO / "golden" / "golden.jsonl"

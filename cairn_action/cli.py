@@ -14,6 +14,8 @@ from pathlib import Path
 
 from cairn_action import __version__
 from cairn_action.commands import attack, decide, evaluate, github
+from cairn_action.commands import init as scaffold
+from cairn_action.commands import show as show_command
 from cairn_action.errors import CairnError, ExitCode, internal_error_message
 
 # The argument groups several commands share: one definition each, so their flags and help agree.
@@ -107,6 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
         "whose verdict differs from the baseline's ([gate] confirm_samples of the baseline) and retry the "
         "errored ones once. Without it, every critical case is asked [gate] baseline_samples times",
     )
+    ev.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help="also write the outcome as JSON (report paths, counts, every metric) to FILE; `-` prints it "
+        "on stdout and everything else on stderr",
+    )
     _add_no_progress(ev)
     ev.set_defaults(handler=evaluate.cmd_eval)
 
@@ -132,7 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gate.add_argument("candidate", type=Path, help="the report of this change")
     gate.add_argument("--markdown", type=Path, help="write the pull-request comment (and job summary) here")
-    gate.add_argument("--json", type=Path, help="write the decision and the comparison here")
+    gate.add_argument(
+        "--json",
+        type=Path,
+        help="write the decision and the comparison here; `-` prints them on stdout (the rest on stderr)",
+    )
     gate.add_argument(
         "--history",
         type=Path,
@@ -278,6 +291,29 @@ def build_parser() -> argparse.ArgumentParser:
     rel.add_argument("--summary", type=Path, help="also write the stamp section's markdown here")
     rel.set_defaults(handler=github.cmd_release_stamp)
 
+    show = sub.add_parser(
+        "show",
+        help="a report's cases in the terminal: asked, expected, answered, why",
+        description="Print a report's cases: what was asked, expected and answered, the confidence, where "
+        "the support ranked, and why the case was judged wrong. Colour on a terminal (NO_COLOR turns it "
+        "off).",
+    )
+    show.add_argument("report", type=Path, help="a report (e.g. reports/latest/<config>.json)")
+    show.add_argument("--failed", action="store_true", help="only the cases that are not right")
+    show.add_argument("--case", metavar="ID", help="only this case")
+    show.add_argument("--json", action="store_true", help="the cases as JSON, each with `right` and `why`")
+    show.set_defaults(handler=show_command.cmd_show)
+
+    init = sub.add_parser(
+        "init",
+        help="start a project: config, golden set, target stub and workflows",
+        description="Write a commented cairn.toml, an example document, a golden set for it, my_rag.py "
+        "(a stand-in target to replace with your system) and the pull-request, baseline and release "
+        "workflows into DIR. Never overwrites: nothing is written if any of them exists.",
+    )
+    init.add_argument("dir", nargs="?", type=Path, default=Path("."), help="the folder (default: here)")
+    init.set_defaults(handler=scaffold.cmd_init)
+
     action = sub.add_parser(
         "action",
         help="run as the GitHub Action (inside a workflow; reads INPUT_* and GITHUB_*)",
@@ -298,7 +334,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(exc.render(), file=sys.stderr)
         return int(exc.exit_code)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(
+            "interrupted: rerun the same command to resume (finished cases are kept in the run artifact)",
+            file=sys.stderr,
+        )
         return 130
     except Exception as exc:  # a bug: keep the traceback, and an exit code of its own
         traceback.print_exc(file=sys.stderr)

@@ -278,6 +278,8 @@ class LoadedConfig(BaseModel):
     """The TOML file, or None for the embedded default."""
     base_dir: Path
     embedded: bool = False
+    shipped_calibration: Path | None = None
+    """The embedded default's committed calibration, read when the folder has no calibration of its own."""
 
     def resolve(self, path: str) -> Path:
         p = Path(path)
@@ -335,6 +337,15 @@ class LoadedConfig(BaseModel):
 
     @property
     def calibration_path(self) -> Path:
+        """The calibration `cairn eval` applies: the config's own, else (embedded default) the shipped one."""
+        own = self.calibration_out_path
+        if self.shipped_calibration is not None and not self.config.calibration.path and not own.is_file():
+            return self.shipped_calibration
+        return own
+
+    @property
+    def calibration_out_path(self) -> Path:
+        """Where `cairn calibrate` writes: beside the config (never over the shipped file)."""
         if self.config.calibration.path:
             return self.resolve(self.config.calibration.path)
         stem = self.source.stem if self.source else self.config.name
@@ -494,11 +505,50 @@ def embedded_golden_path() -> Path:
     return candidates[-1] / "golden.jsonl"
 
 
+def is_shipped_golden(path: Path) -> bool:
+    """Whether `path` is the shipped golden set, the one labelled against the sample corpus: the embedded
+    file itself, or a copy of it (a checkout's golden/ seen from a non-editable installation)."""
+    shipped = embedded_golden_path()
+    if path.resolve() == shipped.resolve():
+        return True
+    try:
+        return path.is_file() and shipped.is_file() and path.read_bytes() == shipped.read_bytes()
+    except OSError:
+        return False
+
+
+def _shipped_file(name: str) -> Path | None:
+    """`cairn.toml` or its calibration as shipped: inside the installed wheel, or at the checkout's root."""
+    package = Path(__file__).resolve().parent
+    for candidate in (package / "_embedded_default" / name, package.parent / name):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def embedded_default(cwd: Path) -> LoadedConfig:
-    """The config named `default`: the seed-7 sample corpus in data/sample and the shipped golden set."""
-    config = Config(
-        name=DEFAULT_CONFIG_NAME,
-        corpus=CorpusConfig(path=SAMPLE_CORPUS_DIR),
-        golden=GoldenConfig(path=str(embedded_golden_path())),
+    """The config named `default` when there is no cairn.toml: the shipped cairn.toml's experiment and its
+    committed calibration, over the seed-7 sample corpus in `cwd`/data/sample and the shipped golden set.
+
+    One experiment wherever it runs: the wheel carries cairn.toml and cairn.calibration.json (see
+    pyproject.toml), so a report made in an empty folder, in `cairn demo` and in this repository agree.
+    """
+    shipped = _shipped_file(DEFAULT_CONFIG_FILE)
+    if shipped is None:  # an installation without the shipped files: the built-in defaults
+        config = Config(name=DEFAULT_CONFIG_NAME)
+    else:
+        text = shipped.read_text(encoding="utf-8")
+        config = parse_config(tomllib.loads(text), shipped, text)
+    config = config.model_copy(
+        update={
+            "corpus": config.corpus.model_copy(update={"path": SAMPLE_CORPUS_DIR}),
+            "golden": config.golden.model_copy(update={"path": str(embedded_golden_path())}),
+        }
     )
-    return LoadedConfig(config=config, source=None, base_dir=cwd.resolve(), embedded=True)
+    return LoadedConfig(
+        config=config,
+        source=None,
+        base_dir=cwd.resolve(),
+        embedded=True,
+        shipped_calibration=_shipped_file(f"{Path(DEFAULT_CONFIG_FILE).stem}.calibration.json"),
+    )

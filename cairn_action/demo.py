@@ -22,7 +22,8 @@ from cairn_action.report.io import dumps, write_text_atomic
 from cairn_action.report.models import Report
 
 Evaluate = Callable[[LoadedConfig], Report]
-"""Runs and scores one config, returning its report (the real one is `cairn eval`'s)."""
+"""Runs and scores one config, returning its report (the real one is `cairn eval`'s); a config without
+its calibration file gets one fitted first (`cairn calibrate`)."""
 
 WORSE_NAME = "worse"
 WORSE_TOP_K = 1
@@ -38,8 +39,12 @@ class DemoOutcome:
     candidate_path: Path
 
 
-def worse_variant(base: LoadedConfig) -> LoadedConfig:
-    """The default config with one chunk handed to the answerer and 200-character chunks, no overlap."""
+def worse_variant(base: LoadedConfig, calibration: Path | None = None) -> LoadedConfig:
+    """The default config with one chunk handed to the answerer and 200-character chunks, no overlap.
+
+    Its calibration is its own (`calibration`, fitted by the evaluator as a pull request's author would
+    run `cairn calibrate`), never the default's, which was fitted for another system.
+    """
     config = base.config
     worse = config.model_copy(
         update={
@@ -47,16 +52,21 @@ def worse_variant(base: LoadedConfig) -> LoadedConfig:
             "description": "cairn demo: a deliberately worse variant (top_k 1, 200-character chunks)",
             "retrieval": config.retrieval.model_copy(update={"top_k": WORSE_TOP_K}),
             "chunking": ChunkingConfig(size=WORSE_CHUNK_SIZE, overlap=0),
+            "calibration": config.calibration.model_copy(
+                update={"path": None if calibration is None else str(calibration)}
+            ),
         }
     )
-    return base.model_copy(update={"config": worse})
+    return base.model_copy(update={"config": worse, "shipped_calibration": None})
 
 
 def run_demo(evaluate: Evaluate, *, base: LoadedConfig, out_dir: Path, log: TextIO) -> DemoOutcome:
     """Evaluate `base` and its worse variant, gate the variant against it, write reports and comment."""
     log.write(f"evaluating '{base.config.name}' (the baseline)\n")
     baseline = evaluate(base)
-    variant = worse_variant(base)
+    own_calibration = out_dir / f"{WORSE_NAME}.calibration.json"
+    own_calibration.unlink(missing_ok=True)  # fitted afresh, like the reports
+    variant = worse_variant(base, calibration=own_calibration)
     log.write(
         f"evaluating '{variant.config.name}' (top_k {WORSE_TOP_K}, {WORSE_CHUNK_SIZE}-character chunks)\n"
     )

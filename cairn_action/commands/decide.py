@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from cairn_action import __version__
 from cairn_action.commands.evaluate import shown, utc_now
@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 
     from cairn_action.config import LoadedConfig
     from cairn_action.gate.models import GateResult, Override
+    from cairn_action.golden.split import SplitName
     from cairn_action.report.models import Report
+    from cairn_action.run.models import LoadedRun
 
 
 def _gate_override(args: argparse.Namespace) -> Override | None:
@@ -69,18 +71,19 @@ def _gate_history(folder: Path | None, config_name: str) -> list[Report]:
     return history
 
 
-def print_decision(result: GateResult) -> None:
+def print_decision(result: GateResult, out: TextIO | None = None) -> None:
     decision = result.decision
-    print(f"{decision.status}: {decision.headline}")
+    out = out or sys.stdout
+    print(f"{decision.status}: {decision.headline}", file=out)
     for reason in decision.reasons:
-        print(f"  - {reason.message}")
+        print(f"  - {reason.message}", file=out)
     for outcome in ("broke", "fixed", "changed"):
         ids = sorted(c.case_id for c in result.comparison.by_outcome(outcome))
         if ids:
             more = f" and {len(ids) - 20} more" if len(ids) > 20 else ""
-            print(f"  {outcome}: {', '.join(ids[:20])}{more}")
+            print(f"  {outcome}: {', '.join(ids[:20])}{more}", file=out)
     for note in (*result.comparison.notes, *decision.notes):
-        print(f"  note: {note}")
+        print(f"  note: {note}", file=out)
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
@@ -103,13 +106,16 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if args.markdown:
         write_text_atomic(args.markdown, render_comment(result, trend=trend), what="the comment")
         print(f"comment: {args.markdown}", file=sys.stderr)
-    if args.json:
+    to_stdout = args.json is not None and str(args.json) == "-"
+    if to_stdout:
+        sys.stdout.write(dumps(result))  # for scripts: the decision alone on stdout
+    elif args.json:
         write_text_atomic(args.json, dumps(result), what="the decision")
         print(f"decision: {args.json}", file=sys.stderr)
     refusals = result.comparison.refusals
     if refusals:
         raise RefusedComparison("; ".join(r.message for r in refusals), refusals[0].hint)
-    print_decision(result)
+    print_decision(result, out=sys.stderr if to_stdout else sys.stdout)
     return result.decision.exit_code
 
 
@@ -117,27 +123,36 @@ def _demo_evaluator(cwd: Path, out_dir: Path) -> Callable[[LoadedConfig], Report
     """`cairn eval --split eval` for one config, offline: the stub answerer, no API key, a fresh run
     artifact and the reports kept under `out_dir`, never in the repository's reports/."""
 
-    def evaluate(loaded: LoadedConfig) -> Report:
-        from cairn_action.report.pipeline import LoadedRun, report_from_run
+    def run_split(loaded: LoadedConfig, split: SplitName) -> LoadedRun:
         from cairn_action.run.evaluation import RunOptions, run_evaluation
+        from cairn_action.run.models import LoadedRun
         from cairn_action.run.progress import make_progress
 
-        artifact = out_dir / "runs" / f"{loaded.config.name}.jsonl"
+        artifact = out_dir / "runs" / f"{loaded.config.name}-{split}.jsonl"
         check_output_file(artifact, what="the demo's run artifact")
         artifact.unlink(missing_ok=True)  # a demo always runs afresh (the provider cache keeps it fast)
         outcome = run_evaluation(
             loaded,
-            RunOptions(split="eval", artifact=artifact),
+            RunOptions(split=split, artifact=artifact),
             cwd=cwd,
             log=sys.stderr,
             progress=make_progress(sys.stderr, enabled=False, is_tty=False),
             env={},
         )
         where = str(artifact)
-        run = LoadedRun(header=outcome.header, records=outcome.records, where=where, sources=(where,))
+        return LoadedRun(header=outcome.header, records=outcome.records, where=where, sources=(where,))
+
+    def evaluate(loaded: LoadedConfig) -> Report:
+        from cairn_action.report.pipeline import calibration_from_run, report_from_run
+
+        if not loaded.calibration_path.is_file():  # what the pull request's author runs first
+            calibration, _ = calibration_from_run(
+                loaded, run_split(loaded, "calibration"), created_at=utc_now(), cairn_version=__version__
+            )
+            sys.stderr.write(f"fitted a calibration for '{loaded.config.name}': {calibration.status}\n")
         written = report_from_run(
             loaded,
-            run,
+            run_split(loaded, "eval"),
             which="eval",
             reports_dir=out_dir / "reports",
             created_at=utc_now(),

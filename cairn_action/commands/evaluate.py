@@ -6,10 +6,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from cairn_action import __version__
-from cairn_action.errors import CairnError, ExitCode, InfrastructureError
+from cairn_action.errors import CairnError, ExitCode
 from cairn_action.files import check_output_file
 
 if TYPE_CHECKING:
@@ -17,8 +17,10 @@ if TYPE_CHECKING:
 
     from cairn_action.config import LoadedConfig
     from cairn_action.golden.split import SplitName
-    from cairn_action.report.pipeline import LoadedRun
+    from cairn_action.report.models import Report
+    from cairn_action.report.pipeline import WrittenReport
     from cairn_action.run.evaluation import RunOptions, RunOutcome
+    from cairn_action.run.models import LoadedRun
 
 REPORTS_DIR = Path("reports")
 
@@ -35,7 +37,7 @@ def shown(path: Path, cwd: Path) -> Path:
 
 
 def cmd_corpus_generate(args: argparse.Namespace) -> int:
-    from cairn_action.golden.sample.generate import generate_corpus
+    from cairn_action.sample.generate import generate_corpus
 
     result = generate_corpus(Path(args.out), seed=args.seed)
     print(f"wrote {len(result.files)} documents ({result.words} words) to {result.root}")
@@ -58,8 +60,9 @@ def _relative_to_cwd(path: Path) -> Path:
 def _golden_and_corpus(args: argparse.Namespace) -> tuple[Path, Path]:
     """The golden set and corpus paths from --golden/--corpus, else from the config.
 
-    With the embedded default config (no cairn.toml), the corpus is the generated sample in
-    data/sample: it is written on first use. A corpus named by the user is never generated.
+    With the embedded default config (no cairn.toml) and its golden set, the corpus is the generated
+    sample in data/sample: it is written on first use. A corpus named by the user is never generated,
+    nor is the sample for a golden set of the user's own (it was written for other documents).
     """
     if args.golden is not None and args.corpus is not None and args.config is None:
         return args.golden, args.corpus  # nothing to take from a config
@@ -68,8 +71,8 @@ def _golden_and_corpus(args: argparse.Namespace) -> tuple[Path, Path]:
     loaded = load_config(args.config)
     golden = args.golden or loaded.golden_path
     corpus = args.corpus or loaded.corpus_dir
-    if args.corpus is None and loaded.embedded:
-        from cairn_action.golden.sample.generate import ensure_sample_corpus
+    if args.corpus is None and args.golden is None and loaded.embedded:
+        from cairn_action.sample.generate import ensure_sample_corpus
 
         done = ensure_sample_corpus(_relative_to_cwd(corpus))
         if done is not None:
@@ -121,7 +124,7 @@ def _evaluate(loaded: LoadedConfig, options: RunOptions, *, cwd: Path, no_progre
 
 
 def _as_run(outcome: RunOutcome, cwd: Path) -> LoadedRun:
-    from cairn_action.report.pipeline import LoadedRun
+    from cairn_action.run.models import LoadedRun
 
     return LoadedRun(
         header=outcome.header,
@@ -183,7 +186,35 @@ def _confirm(
     return confirmed
 
 
+def _emit_json(target: Path | None, data: dict[str, object], real_stdout: TextIO) -> None:
+    """`--json FILE` writes `data` there; `--json -` prints it on stdout (the human lines went to stderr)."""
+    import json
+
+    from cairn_action.report.io import write_text_atomic
+
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if target is None:
+        return
+    if str(target) == "-":
+        real_stdout.write(text)
+        real_stdout.flush()
+    else:
+        write_text_atomic(target, text)
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
+    """`cairn eval`; with `--json -` every human line goes to stderr and stdout carries only the JSON."""
+    import contextlib
+
+    real_stdout = sys.stdout
+    to_stdout = args.json is not None and str(args.json) == "-"
+    with contextlib.redirect_stdout(sys.stderr) if to_stdout else contextlib.nullcontext():
+        code, data = _eval(args)
+    _emit_json(args.json, data, real_stdout)
+    return code
+
+
+def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
     from cairn_action.run.evaluation import RunOptions
     from cairn_action.run.shard import parse_shard
 
@@ -208,27 +239,46 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for line in outcome.summary():
         print(line)
     print(f"run artifact: {shown(outcome.path, cwd)}")
-    first_pass = outcome.first_pass
-    if first_pass and len(outcome.failed) == len(first_pass):
-        raise InfrastructureError(
-            f"every case failed ({len(first_pass)} of {len(first_pass)}); the artifact lists why",
-            "check the provider settings and that it is reachable, then rerun to retry",
-        )
+    outcome.check_failures()
+    data: dict[str, object] = {
+        "config": loaded.config.name,
+        "split": split,
+        "artifact": str(shown(outcome.path, cwd)),
+        "counts": dict(outcome.counts),
+        "failed": outcome.failed,
+    }
     if args.run_only:
-        return ExitCode.PASS
+        return ExitCode.PASS, data
     if options.shard is not None:
         print(
             f"note: this is shard {options.shard}; once every shard is done, score them together: "
             "`cairn score SHARD.jsonl ...`"
         )
-        return ExitCode.PASS
+        return ExitCode.PASS, data
     run = _as_run(outcome, cwd)
-    return _score_and_report(loaded, run, which=split, reports_dir=cwd / REPORTS_DIR, cwd=cwd)
+    written = _score_and_report(loaded, run, which=split, reports_dir=cwd / REPORTS_DIR, cwd=cwd)
+    return ExitCode.PASS, {**data, **_report_json(written, cwd)}
+
+
+def _report_json(written: WrittenReport, cwd: Path) -> dict[str, object]:
+    """What a script needs from `cairn eval --json`: where the report is and its headline figures."""
+    from cairn_action.score.metrics import METRICS
+
+    report = written.report
+    return {
+        "report": str(shown(written.kept, cwd)),
+        "latest": None if written.latest is None else str(shown(written.latest, cwd)),
+        "n_cases": report.n_cases,
+        "calibrated": report.notes.calibrated,
+        "threshold_source": report.notes.threshold_source,
+        "guarantee_met": report.abstention.guarantee_met,
+        "metrics": {m.name: m.read(report) for m in METRICS},
+    }
 
 
 def _score_and_report(
     loaded: LoadedConfig, run: LoadedRun, *, which: SplitName, reports_dir: Path, cwd: Path
-) -> int:
+) -> WrittenReport:
     """Score a run, write the report (kept and latest), print the summary."""
     from cairn_action.report.pipeline import report_from_run
     from cairn_action.report.summary import summary_lines
@@ -240,13 +290,34 @@ def _score_and_report(
     )
     for line in summary_lines(written.report):
         print(line)
-    print(f"report: {shown(written.kept, cwd)} (also {shown(written.latest, cwd)})")
-    return ExitCode.PASS
+    if written.latest is None:
+        print(
+            f"report: {shown(written.kept, cwd)} (split {which}: reports/latest, the baseline pull requests "
+            "are gated against, is only written by the eval split)"
+        )
+    else:
+        print(f"report: {shown(written.kept, cwd)} (also {shown(written.latest, cwd)})")
+        for line in _next_steps(loaded, written.report, shown(written.latest, cwd)):
+            print(line)
+    return written
+
+
+def _next_steps(loaded: LoadedConfig, report: Report, latest: Path) -> list[str]:
+    """What to do after a first eval of one's own project: calibrate, then commit the baseline."""
+    if loaded.embedded or report.notes.calibration is not None:
+        return []
+    source = loaded.source
+    config = f" --config {_relative_to_cwd(source)}" if source and source.name != "cairn.toml" else ""
+    return [
+        f"next: `cairn calibrate{config}` fits the abstention threshold on the calibration slice (commit "
+        f"{loaded.calibration_out_path.name}); then commit {latest}: it is the baseline pull requests are "
+        "gated against"
+    ]
 
 
 def _read_runs(paths: Sequence[Path]) -> LoadedRun:
-    from cairn_action.report.pipeline import combine_artifacts
     from cairn_action.run.artifact import read_artifact
+    from cairn_action.run.shard import combine_artifacts
 
     return combine_artifacts([read_artifact(Path(p)) for p in paths])
 
@@ -258,7 +329,8 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     check_reports_dir(cwd / args.reports)
     run = _read_runs(args.artifacts)
-    return _score_and_report(loaded, run, which=args.split, reports_dir=cwd / args.reports, cwd=cwd)
+    _score_and_report(loaded, run, which=args.split, reports_dir=cwd / args.reports, cwd=cwd)
+    return ExitCode.PASS
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

@@ -2,8 +2,8 @@
 
 Everything wrong is reported in one pass: the loader's problems (JSON, fields, duplicate ids, the
 answerable rules), support entries naming no document or several, and stale cases (a quote no longer
-verbatim in its document) in a section of their own, so a user sees which cases drifted. Any error or
-stale case fails the check (exit 2); warnings from the curation guide do not.
+in its document, as written or as rendered) in a section of their own, so a user sees which cases
+drifted. Any error or stale case fails the check (exit 2); the loader's warnings do not.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from cairn_action.golden.support import HINT_STALE, resolve_support
 from cairn_action.index.corpus import Corpus, load_corpus
 
 _DIFFICULTIES = ("easy", "medium", "hard")
+NEXT_STEP = "next: `cairn eval` runs these cases through the system and writes the report"
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def check_golden(golden_path: Path, corpus: Corpus) -> GoldenCheck:
         corpus=corpus,
         counts=count_cases(golden.cases),
         warnings=tuple(golden_warnings(golden)),
-        errors=tuple([str(p) for p in parsed.problems] + resolution.errors),
+        errors=_in_line_order([str(p) for p in parsed.problems] + resolution.errors, str(golden.path)),
         stale=tuple(resolution.stale_details),
         stale_ids=tuple(c.id for c in golden.cases if c.id in resolution.stale),
         hints=tuple(dict.fromkeys(h for h in hints if h)),
@@ -115,12 +116,12 @@ def format_check(check: GoldenCheck) -> str:
     lines += _section(f"errors ({len(check.errors)})", check.errors)
     if check.stale:
         lines += _section(
-            f"stale cases ({len(check.stale_ids)}: {', '.join(check.stale_ids)}): the quote is no longer in "
-            "its document, which changed after labelling; a run leaves these cases out of every score",
+            f"stale cases ({len(check.stale_ids)}: {', '.join(check.stale_ids)}): the quote is not in its "
+            "document, as written or as rendered; a run leaves these cases out of every score",
             check.stale,
         )
     failed = check.exit_code != ExitCode.PASS
-    lines += [f"hint: {hint}" for hint in check.hints] if failed else []
+    lines += [f"hint: {hint}" for hint in check.hints] if failed else [NEXT_STEP]
     n_errors, n_stale = len(check.errors), len(check.stale_ids)
     outcome = "failed" if failed else "ok"
     lines.append(
@@ -135,6 +136,17 @@ def run_golden_check(golden_path: Path, corpus_dir: Path, out: TextIO) -> int:
     check = check_golden(golden_path, load_corpus(corpus_dir))
     print(format_check(check), file=out)
     return int(check.exit_code)
+
+
+def _in_line_order(errors: list[str], path: str) -> tuple[str, ...]:
+    """Errors as the file reads, top to bottom: the loader's and the support problems interleaved by line
+    (the file-wide ones first); the sort is stable, so one line's problems keep their order."""
+
+    def line(error: str) -> int:
+        head = error.removeprefix(path).partition(": ")[0]
+        return int(head[1:]) if head.startswith(":") and head[1:].isdigit() else 0
+
+    return tuple(sorted(errors, key=line))
 
 
 def _table(title: str, rows: tuple[tuple[str, int], ...]) -> list[str]:

@@ -202,7 +202,7 @@ def golden_warnings(golden: GoldenSet) -> list[str]:
         return warnings
     if n < MIN_CASES:
         warnings.append(
-            f"{shown}: {n} cases; the curation guide asks for at least {MIN_CASES} "
+            f"{shown}: {n} cases; a golden set needs at least {MIN_CASES} "
             "(fewer cannot detect a paired regression, and calibration holds a share of them out)"
         )
     unanswerable = sum(1 for c in golden.cases if not c.answerable)

@@ -1,9 +1,10 @@
 """Locating each support quote of a golden set in a corpus.
 
 `support[].doc` names a document by its basename when that is unique in the corpus, or by its path
-relative to the corpus root (real corpora have many `index.md`). The quote must be verbatim in the
-document; when it is not, the document changed after the case was labelled and the case is stale:
-the run leaves it out of every score, and `cairn golden check` fails on it.
+relative to the corpus root (real corpora have many `index.md`). The quote must be the document's text,
+verbatim or as the rendered page shows it (markdown emphasis, links and whitespace aside, `quotes.py`);
+when it is not, the case is stale: the run leaves it out of every score, `cairn golden check` fails on
+it, and the message shows the nearest passage of the document.
 """
 
 from __future__ import annotations
@@ -14,14 +15,18 @@ from dataclasses import dataclass, field
 
 from cairn_action.errors import DataError
 from cairn_action.golden.models import GoldenSet, ResolvedSupport, SupportQuote
+from cairn_action.golden.quotes import locate_quote, nearest_span
 from cairn_action.index.corpus import Corpus, Document
 
 HINT_DOC = "support[].doc is the document's basename, or its path relative to the corpus root"
 HINT_AMBIGUOUS = "name the document by its path relative to the corpus root (./name.md for one at the root)"
+HINT_BACKSLASH = "support[].doc uses forward slashes on every system, like a URL: 'folder/page.md'"
 HINT_STALE = (
-    "the document changed after the case was labelled: re-check the case, copy the quote from the "
-    "document as it is now, and bump golden.version"
+    "copy the quote from the document (the nearest passage is shown; markdown emphasis, links and line "
+    "breaks may differ); if the document changed after the case was labelled, re-check the case and "
+    "bump golden.version"
 )
+AMBIGUOUS_SHOWN = 5  # documents listed for an ambiguous basename (a real corpus has 185 index.md)
 _QUOTE_SHOWN = 60  # characters of a quote repeated in a message
 _PREFIX_WORTH_SAYING = 10  # a shorter matching start is found by chance in most documents
 
@@ -64,59 +69,85 @@ def resolve_support(golden: GoldenSet, corpus: Corpus) -> SupportResolution:
     hints: list[str] = []
     details: list[str] = []
     shown = str(golden.path)
+    named = missing = 0
     for case in golden.cases:
         where = f"{shown}:{golden.line_of.get(case.id, '?')}: case {case.id}: "
         located: list[ResolvedSupport] = []
         for index, support in enumerate(case.support):
+            named += 1
             doc, problem, hint = _find_document(support.doc, by_path, by_basename)
             if doc is None:
+                missing += problem.startswith(f"'{support.doc}' is not a document")
+                problem = problem.replace(NOT_IN, f"is not a document in {_corpus_name(corpus)}")
                 errors.append(f"{where}support[{index}].doc {problem}")
                 if hint not in hints:
                     hints.append(hint)
                 continue
-            start = doc.text.find(support.quote)
-            if start < 0:
+            span = locate_quote(support.quote, doc.text)
+            if span is None:
                 stale.add(case.id)
                 details.append(where + _describe_stale(index, support, doc))
                 continue
-            located.append(ResolvedSupport(doc_path=doc.path, start=start, end=start + len(support.quote)))
+            located.append(ResolvedSupport(doc_path=doc.path, start=span[0], end=span[1]))
         resolved[case.id] = located
+    if missing >= 3 and missing * 2 >= named:
+        hints.insert(
+            0,
+            f"{missing} of the {named} support documents are not in {_corpus_name(corpus)}: is it the corpus "
+            "this golden set was written for? Pass --corpus DIR or set [corpus] path",
+        )
     return SupportResolution(
         resolved=resolved, stale=frozenset(stale), errors=errors, stale_details=details, hints=hints
     )
+
+
+NOT_IN = "is not a document in the corpus"
+
+
+def _corpus_name(corpus: Corpus) -> str:
+    return f"the corpus {corpus.root} ({len(corpus.documents)} documents)"
 
 
 def _find_document(
     name: str, by_path: dict[str, Document], by_basename: dict[str, list[Document]]
 ) -> tuple[Document | None, str, str]:
     """The document `name` refers to, or None with what is wrong and the hint."""
+    if "\\" in name:
+        posix = name.replace("\\", "/")
+        found = by_path.get(posix.removeprefix("./"))
+        mean = f" (did you mean '{posix}'?)" if found is not None else ""
+        return None, f"'{name}' uses backslashes{mean}", HINT_BACKSLASH
     if "/" in name:
         path = name.removeprefix("./")
         if path in by_path:
             return by_path[path], "", ""
         close = difflib.get_close_matches(path, list(by_path), n=1)
         suggestion = f" (did you mean '{close[0]}'?)" if close else ""
-        return None, f"'{name}' is not a document in the corpus{suggestion}", HINT_DOC
+        return None, f"'{name}' {NOT_IN}{suggestion}", HINT_DOC
     matches = by_basename.get(name, [])
     if len(matches) == 1:
         return matches[0], "", ""
     if matches:
-        listed = ", ".join(d.path for d in matches)
-        return None, f"'{name}' matches {len(matches)} documents: {listed}", HINT_AMBIGUOUS
+        listed = ", ".join(d.path for d in matches[:AMBIGUOUS_SHOWN])
+        more = f" and {len(matches) - AMBIGUOUS_SHOWN} more" if len(matches) > AMBIGUOUS_SHOWN else ""
+        return None, f"'{name}' matches {len(matches)} documents: {listed}{more}", HINT_AMBIGUOUS
     close = difflib.get_close_matches(name, list(by_basename), n=1)
     suggestion = f" (did you mean '{close[0]}'?)" if close else ""
-    return None, f"'{name}' is not a document in the corpus{suggestion}", HINT_DOC
+    return None, f"'{name}' {NOT_IN}{suggestion}", HINT_DOC
 
 
 def _describe_stale(index: int, support: SupportQuote, doc: Document) -> str:
     quote = support.quote
     shown = quote if len(quote) <= _QUOTE_SHOWN else quote[: _QUOTE_SHOWN - 1] + "…"
     message = f'support[{index}].quote is not in {doc.path}: "{shown}"'
-    if _collapse(quote) in _collapse(doc.text):
-        return message + " (it differs only in whitespace or line breaks)"
     matched = _longest_present_prefix(quote, doc.text)
     if matched >= _PREFIX_WORTH_SAYING:
         message += f" (its first {matched} of {len(quote)} characters are)"
+    nearest = nearest_span(quote, doc.text)
+    if nearest is not None:
+        line = doc.text.count("\n", 0, nearest[0]) + 1
+        text = _collapse(doc.text[nearest[0] : nearest[1]])
+        message += f'; nearest, at {doc.path}:{line}: "{text}"'
     return message
 
 

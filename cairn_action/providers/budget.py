@@ -16,9 +16,7 @@ from __future__ import annotations
 import threading
 
 from cairn_action.errors import InfrastructureError
-
-BUDGET_ERROR_PREFIX = "budget reached"
-"""How a case skipped by the budget begins its `error` (the report counts them as `cases_skipped`)."""
+from cairn_action.run.models import BUDGET_ERROR_PREFIX
 
 
 class BudgetExhausted(InfrastructureError):

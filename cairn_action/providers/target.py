@@ -24,6 +24,7 @@ target's answers are never served from the cache (an interrupted run still resum
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import importlib
 import json
@@ -48,30 +49,33 @@ CONFIDENCE_SOURCE = "target-reported"
 _RAW_LIMIT = 4000
 
 
-class _Lenient(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+class _Strict(BaseModel):
+    # A reply outside the schema is an error, never silently read: `{"answr": "x"}` ignored would be an
+    # abstention on every case, and every unanswerable case would look perfect.
+    model_config = ConfigDict(extra="forbid")
 
 
-class TargetPassage(_Lenient):
+class TargetPassage(_Strict):
     id: str | int | None = None
     text: str
     doc: str | None = None
     score: float | None = None
 
 
-class TargetCitation(_Lenient):
+class TargetCitation(_Strict):
     id: str | int
     quote: str = ""
 
 
-class TargetUsage(_Lenient):
+class TargetUsage(_Strict):
     input_tokens: int = Field(default=0, ge=0)
     output_tokens: int = Field(default=0, ge=0)
     cached_input_tokens: int = Field(default=0, ge=0)
 
 
-class TargetResponse(_Lenient):
-    """What a target returns (module docstring)."""
+class TargetResponse(_Strict):
+    """What a target returns (module docstring). `answer` must be there (null to abstain) unless
+    `abstained` is true."""
 
     answer: str | int | float | None = None
     abstained: bool = False
@@ -163,13 +167,21 @@ def to_target_answer(data: Any, locator: PassageLocator | None, raw: str) -> Tar
         return TargetAnswer(abstained=True)
     if isinstance(data, str):
         data = {"answer": data}
-    try:
-        response = TargetResponse.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    problems = _misfits(data)
+    if not problems:
+        try:
+            response = TargetResponse.model_validate(data)
+        except ValidationError as exc:
+            errors = [
+                e
+                for e in exc.errors()  # a dict item does not fit the bare-string or id alternatives either
+                if not (e["loc"] and str(e["loc"][-1]) in {"str", "int"} and isinstance(e["input"], dict))
+            ]
+            errors.sort(key=lambda e: e["type"] != "extra_forbidden")  # the misspelling first
+            problems = [_problem(err) for err in errors]
+    if problems:
         return TargetAnswer(
-            error=f"target reply does not fit {TARGET_SCHEMA}: {where}: {first['msg']}",
+            error=f"target reply does not fit {TARGET_SCHEMA}: {'; '.join(problems[:5])}",
             raw_output=raw[:_RAW_LIMIT],
         )
     passages = []
@@ -211,6 +223,42 @@ def to_target_answer(data: Any, locator: PassageLocator | None, raw: str) -> Tar
         cost_usd=response.cost_usd,
         passages=passages,
     )
+
+
+_MODELS: dict[str, type[BaseModel]] = {
+    "": TargetResponse,
+    "passages": TargetPassage,
+    "citations": TargetCitation,
+    "usage": TargetUsage,
+}
+
+
+def _problem(err: Any) -> str:
+    """One pydantic error as `where: what`, an unknown key with the closest known one."""
+    loc = [str(p) for p in err["loc"] if not str(p).startswith(("TargetPassage", "TargetCitation"))]
+    loc = [p for p in loc if p not in {"str", "int"}]
+    where = ".".join(loc) or "(top level)"
+    if err["type"] == "extra_forbidden":
+        section = next((p for p in reversed(loc[:-1]) if p in _MODELS), "")
+        known = list(_MODELS[section].model_fields)
+        close = difflib.get_close_matches(loc[-1], known, n=1, cutoff=0.6)
+        mean = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(known)})"
+        return f"unknown key '{where}'{mean}"
+    return f"{where}: {err['msg']}"
+
+
+def _misfits(data: Any) -> list[str]:
+    """What the model cannot say by itself: a reply that is not an object, or one without `answer`."""
+    if not isinstance(data, dict):
+        return [f"the reply is a {type(data).__name__}, not an object with 'answer'"]
+    if "answer" not in data and data.get("abstained") is not True:
+        unknown = [k for k in data if k not in TargetResponse.model_fields]
+        close = [c for k in unknown for c in difflib.get_close_matches(str(k), ["answer"], n=1, cutoff=0.6)]
+        problems = [_problem({"loc": (k,), "type": "extra_forbidden", "msg": ""}) for k in unknown]
+        if not close:
+            problems.append('no \'answer\' (send "answer": null, or "abstained": true, to abstain)')
+        return problems
+    return []
 
 
 class _Target:

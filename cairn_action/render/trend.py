@@ -50,6 +50,12 @@ def _label(created_at: str) -> str:
     return f"{m.group(2)}-{m.group(3)} {m.group(4)}:{m.group(5)}" if m else "unknown"
 
 
+def _same_report(a: Report, b: Report) -> bool:
+    """The candidate's own copy in the history folder, not another report made in the same second (the
+    demo's two reports, a baseline and a PR run on a fast machine): timestamps have one-second grain."""
+    return (a.config_name, a.config_hash, a.created_at) == (b.config_name, b.config_hash, b.created_at)
+
+
 def build_trend(history: Sequence[Report], candidate: Report) -> Trend | None:
     """The last points of `history` measured on the candidate's golden set and corpus, then the candidate.
 
@@ -61,7 +67,7 @@ def build_trend(history: Sequence[Report], candidate: Report) -> Trend | None:
             for r in history
             if r.golden_version == candidate.golden_version
             and r.corpus_hash == candidate.corpus_hash
-            and r.created_at != candidate.created_at
+            and not _same_report(r, candidate)
         ),
         key=lambda r: r.created_at,
     )
@@ -125,5 +131,7 @@ def trend_view(trend: Trend) -> TrendView:
         tablefmt="github",
         disable_numparse=True,
     )
-    summary = f"Trend of {escape_text(metric.label)}: {len(trend.points) - 1} earlier runs, then this PR"
+    earlier = len(trend.points) - 1
+    runs = "run" if earlier == 1 else "runs"
+    summary = f"Trend of {escape_text(metric.label)}: {earlier} earlier {runs}, then this PR"
     return TrendView(summary=summary, mermaid=mermaid, table=table)

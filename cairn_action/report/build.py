@@ -13,7 +13,6 @@ from cairn_action.config import Config, config_hash
 from cairn_action.errors import DataError
 from cairn_action.golden.models import GoldenCase, GoldenSet
 from cairn_action.golden.split import GoldenSplit, SplitName
-from cairn_action.providers.budget import BUDGET_ERROR_PREFIX
 from cairn_action.report.models import (
     AbstentionMetrics,
     AnswerMetrics,
@@ -28,7 +27,7 @@ from cairn_action.report.models import (
     TagStats,
 )
 from cairn_action.report.samples import Evidence, evidence, extra_samples_note, first_samples
-from cairn_action.run.models import CaseRecord, RunHeader
+from cairn_action.run.models import BUDGET_ERROR_PREFIX, CaseRecord, RunHeader
 from cairn_action.score.calibration_file import CalibrationFile, system_hash
 from cairn_action.score.outcome import CaseOutcome
 from cairn_action.score.scorecard import Scorecard, score_records

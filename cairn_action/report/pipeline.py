@@ -5,59 +5,29 @@ passes the clock's reading and where the run came from.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from cairn_action.config import LoadedConfig
-from cairn_action.errors import CairnError, DataError
+from cairn_action.errors import DataError
 from cairn_action.files import is_dir
 from cairn_action.golden.load import load_golden
 from cairn_action.golden.models import GoldenSet
 from cairn_action.golden.split import GoldenSplit, SplitName, split_golden
 from cairn_action.index.corpus import load_corpus
 from cairn_action.report.build import build_report, check_records_match, check_run_matches, select_records
-from cairn_action.report.io import read_calibration, write_calibration, write_report
+from cairn_action.report.io import (
+    dumps,
+    read_calibration,
+    report_paths,
+    write_calibration,
+    write_report,
+    write_text_atomic,
+)
 from cairn_action.report.models import Report
-from cairn_action.run.artifact import RunArtifact
-from cairn_action.run.models import CaseRecord, RunHeader
-from cairn_action.run.shard import merge
+from cairn_action.run.models import LoadedRun
 from cairn_action.score.calibrate import calibrate
 from cairn_action.score.calibration_file import CalibrationFile
-
-
-@dataclass(frozen=True)
-class LoadedRun:
-    """One run's header and records, from one artifact or merged shards, and a name for messages."""
-
-    header: RunHeader
-    records: tuple[CaseRecord, ...]
-    where: str
-    sources: tuple[str, ...]
-    notes: tuple[str, ...] = ()
-
-
-def combine_artifacts(artifacts: Sequence[RunArtifact]) -> LoadedRun:
-    """One artifact as it is; several must be the shards of one run, merged."""
-    if not artifacts:
-        raise CairnError("no run artifact given", "pass the run artifact(s) written by `cairn eval`")
-    sources = tuple(str(a.path) for a in artifacts)
-    if len(artifacts) == 1:
-        only = artifacts[0]
-        if only.header.shard is not None:
-            raise DataError(
-                f"{only.path}: holds only shard {only.header.shard} of a run",
-                "pass every shard's artifact together: `cairn score A.jsonl B.jsonl ...`",
-            )
-        return LoadedRun(header=only.header, records=only.records, where=str(only.path), sources=sources)
-    merged = merge(artifacts)
-    return LoadedRun(
-        header=merged.header,
-        records=merged.records,
-        where=" + ".join(sources),
-        sources=sources,
-        notes=merged.notes,
-    )
 
 
 def check_corpus_matches(loaded: LoadedConfig, run: LoadedRun) -> None:
@@ -83,7 +53,8 @@ def split_of(golden: GoldenSet, loaded: LoadedConfig) -> GoldenSplit:
 class WrittenReport:
     report: Report
     kept: Path
-    latest: Path
+    latest: Path | None
+    """reports/latest/<config>.json, the baseline; only an eval-split report becomes it."""
 
 
 def score_run(
@@ -118,6 +89,12 @@ def report_from_run(
 ) -> WrittenReport:
     """Score `run` over slice `which` with the committed calibration, and write both report files."""
     report = score_run(loaded, run, which=which, created_at=created_at, cairn_version=cairn_version)
+    if which != "eval":
+        # The baseline a pull request is gated against is an eval-split report: a calibration or `all`
+        # report in reports/latest would make the next gate refuse (another split) and split the leaderboard.
+        kept, _ = report_paths(reports_dir / which, report)
+        write_text_atomic(kept, dumps(report))
+        return WrittenReport(report=report, kept=kept, latest=None)
     kept, latest = write_report(report, reports_dir)
     return WrittenReport(report=report, kept=kept, latest=latest)
 
@@ -147,7 +124,7 @@ def calibration_from_run(
         cairn_version=cairn_version,
         source_runs=[Path(s).name for s in run.sources],
     )
-    path = loaded.calibration_path
+    path = loaded.calibration_out_path
     write_calibration(calibration, path)
     return calibration, path
 

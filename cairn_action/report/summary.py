@@ -44,6 +44,19 @@ def worst_tags(report: Report, shown: int = WORST_SHOWN) -> str | None:
     return "worst tags: " + ", ".join(parts)
 
 
+def held_out_line(report: Report) -> str | None:
+    """Where the other cases went: the eval split is the golden set minus the calibration slice."""
+    detail = report.notes.split_detail
+    if report.split != "eval" or detail is None or not detail.n_calibration:
+        return None
+    total = detail.n_calibration + detail.n_eval
+    return (
+        f"held out: {detail.n_calibration} of the golden set's {total} cases calibrate the abstention "
+        f"threshold (calibration.fraction {detail.fraction:g}) and are not scored here; "
+        f"`--split all` scores all {total} (never a promotion decision)"
+    )
+
+
 def summary_lines(report: Report) -> list[str]:
     """The human summary of one report."""
     lines = [
@@ -57,6 +70,9 @@ def summary_lines(report: Report) -> list[str]:
         ),
         abstention_line(report),
     ]
+    held_out = held_out_line(report)
+    if held_out:
+        lines.insert(1, held_out)
     worst = worst_tags(report)
     if worst:
         lines.append(worst)

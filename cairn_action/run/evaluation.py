@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from cairn_action import __version__
-from cairn_action.config import SAMPLE_CORPUS_DIR, Config, LoadedConfig, config_hash
+from cairn_action.config import SAMPLE_CORPUS_DIR, Config, LoadedConfig, config_hash, is_shipped_golden
 from cairn_action.errors import ConfigError, DataError
 from cairn_action.files import check_output_file, is_dir, make_dirs
 from cairn_action.golden.load import golden_warnings, load_golden
 from cairn_action.golden.models import GoldenCase, GoldenSet
-from cairn_action.golden.sample.generate import ensure_sample_corpus
 from cairn_action.golden.split import SplitName, split_golden
 from cairn_action.golden.support import resolve_support
 from cairn_action.index.chunks import Chunk, build_store
@@ -35,14 +34,15 @@ from cairn_action.providers.services import ProviderServices
 from cairn_action.retrieval.lexical import BM25Retriever
 from cairn_action.run.artifact import read_artifact, read_header
 from cairn_action.run.cache import ResultCache
+from cairn_action.run.deps import CaseDeps, Judge
 from cairn_action.run.judge import LexicalJudge
 from cairn_action.run.lock import RunLock, lock_path_for
 from cairn_action.run.models import Environment, RunHeader
-from cairn_action.run.pipeline import CaseDeps, Judge
 from cairn_action.run.progress import Progress
 from cairn_action.run.runner import RunOutcome, execute_run
 from cairn_action.run.shard import ShardSpec
 from cairn_action.run.target_case import is_retrieving_target
+from cairn_action.sample.generate import ensure_sample_corpus
 
 RUNS_DIR = Path("reports") / "runs"
 """Where artifacts go by default, relative to the working folder: `<config>[-shard-I-of-N]-<UTC>.jsonl`."""
@@ -206,8 +206,10 @@ def run_evaluation(
     golden = load_golden(loaded.golden_path)  # before the sample corpus is written: bad input writes nothing
     corpus_dir = loaded.corpus_dir
     # The generated sample is data/sample under the project (variant configs in configs/ name it
-    # ../data/sample); it is written on first use and kept equal to the generator's output.
-    if corpus_dir.resolve() == (cwd / SAMPLE_CORPUS_DIR).resolve():
+    # ../data/sample); it is written on first use and kept equal to the generator's output, for the
+    # golden set labelled against it only: a golden set of the user's own with the sample (a forgotten
+    # --corpus) would only report that its documents are not there.
+    if corpus_dir.resolve() == (cwd / SAMPLE_CORPUS_DIR).resolve() and is_shipped_golden(loaded.golden_path):
         done = ensure_sample_corpus(corpus_dir)
         if done is not None:
             log.write(done + "\n")

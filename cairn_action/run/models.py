@@ -5,11 +5,15 @@ Everything the report's per_case needs is here, and more, so scoring never calls
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 RUN_SCHEMA_VERSION = 1
+
+BUDGET_ERROR_PREFIX = "budget reached"
+"""How a case skipped by the budget begins its `error` (the report counts them as `cases_skipped`)."""
 
 CaseStatus = Literal["answered", "abstained", "error", "stale"]
 
@@ -156,3 +160,14 @@ class CaseRecord(_Model):
     error: str | None = None
     raw_output: str | None = None
     """The provider's raw text when it could not be parsed."""
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    """One run's header and records, from one artifact or merged shards, and a name for messages."""
+
+    header: RunHeader
+    records: tuple[CaseRecord, ...]
+    where: str
+    sources: tuple[str, ...]
+    notes: tuple[str, ...] = ()

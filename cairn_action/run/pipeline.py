@@ -8,56 +8,23 @@
 from __future__ import annotations
 
 import hashlib
-import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass
 
 from cairn_action.errors import InfrastructureError
-from cairn_action.golden.models import GoldenCase, ResolvedSupport
-from cairn_action.index.chunks import Chunk, ChunkStore
+from cairn_action.golden.models import GoldenCase
+from cairn_action.index.chunks import Chunk
 from cairn_action.index.evidence import evidence_ranks, support_chunk_ids
-from cairn_action.providers.base import Answerer, AnswerRequest, AnswerResult
-from cairn_action.retrieval.base import Hit, Retriever
-from cairn_action.run.cache import ResultCache, cached_call
+from cairn_action.providers.base import AnswerRequest, AnswerResult
+from cairn_action.retrieval.base import Hit
+from cairn_action.run.cache import cached_call
+from cairn_action.run.deps import CaseDeps
 from cairn_action.run.graded import judge_answer, total_cost, total_usage
-from cairn_action.run.models import CaseRecord, JudgeVerdict, ProviderCall, RetrievedChunk
+from cairn_action.run.models import CaseRecord, ProviderCall, RetrievedChunk
 from cairn_action.run.target_case import is_retrieving_target, run_target_case
 from cairn_action.run.verify import verify_citations
 
 ANSWER_NAMESPACE = "answer"
 STALE_MESSAGE = "stale: a support quote is no longer verbatim in its document (left out of every score)"
-
-
-class Judge(Protocol):
-    name: str
-
-    def judge(self, case: GoldenCase, answer_text: str) -> JudgeVerdict:
-        """Whether `answer_text` answers `case` correctly."""
-        ...
-
-
-@dataclass(frozen=True)
-class CaseDeps:
-    """Everything `run_case` needs, built once per run by the composition root."""
-
-    store: ChunkStore
-    retriever: Retriever
-    answerer: Answerer
-    judge: Judge
-    cache: ResultCache
-    support: dict[str, list[ResolvedSupport]]
-    """Case id -> its located support spans (from `resolve_support`)."""
-    stale: frozenset[str]
-    top_k: int
-    depth: int
-    golden_lines: dict[str, int] = field(default_factory=dict)
-    planted: Mapping[str, Chunk] = field(default_factory=dict)
-    """Case id -> a passage put first among the answerer's hits (`cairn attack`'s indirect injection)."""
-    system_canary: str | None = None
-    """Planted in the answerer's system prompt (`cairn attack`'s prompt extraction)."""
-    clock: Callable[[], float] = time.perf_counter
-    """Seconds, monotonic; only differences are used."""
 
 
 @dataclass(frozen=True)

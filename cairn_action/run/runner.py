@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from cairn_action.errors import DataError
+from cairn_action.errors import DataError, InfrastructureError
 from cairn_action.golden.models import GoldenCase
 from cairn_action.run.artifact import ArtifactAppender, read_artifact, write_artifact
-from cairn_action.run.models import CaseRecord, RunHeader
-from cairn_action.run.pipeline import CaseDeps, run_case
+from cairn_action.run.deps import CaseDeps
+from cairn_action.run.models import BUDGET_ERROR_PREFIX, CaseRecord, RunHeader
+from cairn_action.run.pipeline import run_case
 from cairn_action.run.progress import Progress
 
 STATUSES = ("answered", "abstained", "error", "stale")
@@ -59,6 +60,28 @@ class RunOutcome:
         calls = [c for r in self.records if (r.case_id, r.sample) not in self.resumed_ids for c in r.calls]
         made = sum(1 for c in calls if not c.cached)
         return made, len(calls) - made
+
+    def check_failures(self) -> None:
+        """InfrastructureError when most cases failed: a report of the rest would look like a measurement.
+
+        A target whose every reply misses `answer` (or any provider misconfigured) errors on most cases;
+        scoring the few left, or writing a baseline from them, would hide that behind good-looking numbers.
+        """
+        # A case the budget skipped is not a failure of the system: the report's budget check says so.
+        first = self.first_pass  # a case's later samples are not more cases
+        failed = [
+            r for r in first if r.status == "error" and not (r.error or "").startswith(BUDGET_ERROR_PREFIX)
+        ]
+        if not first or len(failed) * 2 <= len(first):
+            return
+        reasons = Counter((r.error or "no message").splitlines()[0][:300] for r in failed)
+        reason, n = reasons.most_common(1)[0]
+        every = "every case" if len(failed) == len(first) else "most cases"
+        raise InfrastructureError(
+            f"{every} failed ({len(failed)} of {len(first)}); {n} of them: {reason}",
+            "fix the target or provider (the run artifact keeps each raw reply), then rerun the same "
+            "command: finished cases are kept, failed ones retried",
+        )
 
     def summary(self) -> list[str]:
         """The end-of-run lines: counts by status, provider calls, failures."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from cairn_action.errors import CairnError, DataError, RefusedComparison
 from cairn_action.run.artifact import RunArtifact
-from cairn_action.run.models import CaseRecord, RunHeader
+from cairn_action.run.models import CaseRecord, LoadedRun, RunHeader
 
 # Header fields that say what was measured: shards that differ in one of them measured different things.
 IDENTITY_FIELDS = (
@@ -201,3 +201,26 @@ def merge(artifacts: Sequence[RunArtifact]) -> MergedRun:
         }
     )
     return MergedRun(header=header, records=tuple(records), notes=tuple(notes))
+
+
+def combine_artifacts(artifacts: Sequence[RunArtifact]) -> LoadedRun:
+    """One artifact as it is; several must be the shards of one run, merged."""
+    if not artifacts:
+        raise CairnError("no run artifact given", "pass the run artifact(s) written by `cairn eval`")
+    sources = tuple(str(a.path) for a in artifacts)
+    if len(artifacts) == 1:
+        only = artifacts[0]
+        if only.header.shard is not None:
+            raise DataError(
+                f"{only.path}: holds only shard {only.header.shard} of a run",
+                "pass every shard's artifact together: `cairn score A.jsonl B.jsonl ...`",
+            )
+        return LoadedRun(header=only.header, records=only.records, where=str(only.path), sources=sources)
+    merged = merge(artifacts)
+    return LoadedRun(
+        header=merged.header,
+        records=merged.records,
+        where=" + ".join(sources),
+        sources=sources,
+        notes=merged.notes,
+    )

@@ -27,7 +27,7 @@ from cairn_action.run.verify import verify_citations
 from cairn_action.squad import normalize_answer
 
 if TYPE_CHECKING:
-    from cairn_action.run.pipeline import CaseDeps
+    from cairn_action.run.deps import CaseDeps
 
 
 class RetrievingTarget(Protocol):

@@ -44,9 +44,10 @@ class Evaluated:
 
     @property
     def report(self) -> dict[str, Any]:
-        return json.loads(
-            (self.folder / "reports" / "latest" / f"{self.name}.json").read_text(encoding="utf-8")
-        )
+        """The report this run wrote (the path `cairn eval` printed; `--split all` never writes latest/)."""
+        shown = next(line for line in self.out.splitlines() if line.startswith("report: "))
+        path = shown.removeprefix("report: ").split(" (")[0]
+        return json.loads((self.folder / path).read_text(encoding="utf-8"))
 
     @property
     def records(self) -> list[CaseRecord]:

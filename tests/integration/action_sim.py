@@ -82,7 +82,7 @@ class Template:
 
 
 def build_template(root: Path) -> Template:
-    from cairn_action.golden.sample.generate import generate_corpus
+    from cairn_action.sample.generate import generate_corpus
 
     repo = root / "template"
     repo.mkdir(parents=True)

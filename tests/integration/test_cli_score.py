@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from repo_files import committed_copy
 
 from cairn_action.cli import main
 from cairn_action.golden.load import load_golden
@@ -54,10 +55,27 @@ def test_eval__fresh_clone__writes_both_report_files_identical(evaluated: Path) 
     assert kept.read_bytes() == latest.read_bytes()
     report = read_report(latest)
     assert report.split == "eval" and report.config_name == "default"
-    assert report.notes.threshold_source == "uncalibrated (model abstain flag)"
+    assert report.notes.calibrated and report.notes.threshold_source.startswith("calibrated (threshold ")
     golden = load_golden(SHIPPED)
     split = split_golden(golden, seed=0, fraction=0.4)
     assert {r.case_id for r in report.per_case} == set(split.eval)
+
+
+def test_eval__empty_folder__same_experiment_and_calibration_as_the_committed_cairn_toml_report(
+    evaluated: Path, tmp_path: Path
+) -> None:
+    # The embedded default is cairn.toml's experiment *and* its committed calibration: a report made in a
+    # folder without cairn.toml measures what the repository's committed report measured.
+    here = read_report(evaluated / "reports" / "latest" / "default.json")
+    committed = read_report(committed_copy("reports/latest/default.json", tmp_path))
+    assert here.config_hash == committed.config_hash
+    assert here.notes.threshold_source == committed.notes.threshold_source
+    assert here.abstention.answer_rate == committed.abstention.answer_rate
+    assert here.abstention.error_rate_answered == committed.abstention.error_rate_answered
+    assert [(c.case_id, c.status) for c in here.per_case] == [
+        (c.case_id, c.status) for c in committed.per_case
+    ]
+    assert not (evaluated / "default.calibration.json").exists()  # read from the shipped file, not copied
 
 
 def test_eval__every_aggregate_recomputes_from_per_case_and_golden(evaluated: Path) -> None:
@@ -73,7 +91,8 @@ def test_eval__prints_row_abstention_line_and_worst_tags(
     assert main(["eval", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "| config " in out and "| default " in out
-    assert "abstention: answered " in out and "no guarantee: uncalibrated (model abstain flag)" in out
+    assert "abstention: answered " in out and "guarantee held: calibrated (threshold " in out
+    assert "held out: 48 of the golden set's 120 cases calibrate the abstention threshold" in out
     assert "worst tags: " in out
     assert "report: reports/default-" in out
 
@@ -97,9 +116,12 @@ def test_score__existing_artifact__same_numbers_without_corpus_or_cache(
 def test_calibrate__writes_the_committed_file_and_eval_reports_its_status(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    shipped = REPO / "cairn.calibration.json"
+    before = shipped.read_bytes()
     monkeypatch.chdir(tmp_path)
     assert main(["calibrate", "--no-progress"]) == 0
     out = capsys.readouterr().out
+    assert shipped.read_bytes() == before  # the embedded default reads the shipped file, never writes it
     calibration = read_calibration(tmp_path / "default.calibration.json")
     assert calibration is not None
     assert calibration.split.n_calibration == 48 and calibration.n_calibration == 48
@@ -165,3 +187,52 @@ def test_bench__no_reports__exit_2_with_hint(
     monkeypatch.chdir(tmp_path)
     assert main(["bench"]) == 2
     assert "run `cairn eval`" in capsys.readouterr().err
+
+
+def _working_copy(
+    evaluated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Path:
+    """A copy of the evaluated folder to run in: the cache and the sample come along, nothing is answered
+    again, and the shared folder stays as the other tests expect it."""
+    work = tmp_path / "clone"
+    shutil.copytree(evaluated, work)
+    monkeypatch.chdir(work)
+    capsys.readouterr()
+    return work
+
+
+def test_eval__split_all__keeps_reports_latest_the_eval_baseline(
+    evaluated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = _working_copy(evaluated, tmp_path, monkeypatch, capsys)
+    latest = work / "reports" / "latest" / "default.json"
+    baseline = latest.read_bytes()
+    assert main(["eval", "--split", "all", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert latest.read_bytes() == baseline  # the next gate still compares eval with eval
+    everything = read_report(_only(work / "reports" / "all", "default-*.json"))
+    assert everything.split == "all" and everything.n_cases == 120
+    assert (
+        "reports/latest, the baseline pull requests are gated against, is only written by the eval split"
+        in out
+    )
+    assert main(["bench"]) == 0
+    assert "1 config(s) in 1 table(s)" in capsys.readouterr().out
+
+
+def test_eval__json_dash__stdout_is_only_the_json_and_the_rest_goes_to_stderr(
+    evaluated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = _working_copy(evaluated, tmp_path, monkeypatch, capsys)
+    assert main(["eval", "--no-progress", "--json", "-"]) == 0
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert (data["config"], data["split"], data["latest"]) == (
+        "default",
+        "eval",
+        "reports/latest/default.json",
+    )
+    report = read_report(work / data["report"])
+    assert data["metrics"]["answer_rate"] == report.abstention.answer_rate and data["calibrated"] is True
+    assert data["counts"]["answered"] + data["counts"]["abstained"] == report.n_cases
+    assert "| default " in err and "report: reports/default-" in err

@@ -8,7 +8,7 @@ import pytest
 
 from cairn_action.cli import main
 from cairn_action.errors import DataError
-from cairn_action.golden.sample.generate import PINNED_DIGESTS, generate_corpus
+from cairn_action.sample.generate import PINNED_DIGESTS, generate_corpus
 
 
 def _tree(root: Path) -> dict[str, bytes]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from repo_files import HANDBOOK_GOLDEN, handbook_corpus
 
 from cairn_action.cli import main
 from cairn_action.config import LoadedConfig, load_config
 from cairn_action.golden.load import load_golden
-from cairn_action.golden.sample.generate import generate_corpus
 from cairn_action.providers.base import AnswerRequest, AnswerResult
 from cairn_action.providers.stub import StubAnswerer
 from cairn_action.run.artifact import read_artifact
@@ -26,12 +27,11 @@ from cairn_action.run.evaluation import RunOptions, run_evaluation
 from cairn_action.run.models import CaseRecord
 from cairn_action.run.progress import NoProgress
 from cairn_action.run.runner import RunOutcome
+from cairn_action.sample.generate import generate_corpus
 from cairn_action.squad import token_f1
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-HANDBOOK = REPO.parent / "shared" / "corpora" / "sourcegraph-handbook"
-HANDBOOK_GOLDEN = REPO / "tests" / "data" / "handbook" / "golden.jsonl"
 SHIPPED_CASES = 120
 
 
@@ -256,21 +256,22 @@ def test_eval__killed_midway__resumes_without_redoing(
 def test_eval__sourcegraph_handbook__runs_on_a_real_messy_corpus(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert HANDBOOK.is_dir(), f"{HANDBOOK}: the shared corpora must sit beside the repository"
+    handbook = handbook_corpus()  # the full handbook beside the clone, else the vendored excerpt
+    documents = sum(1 for p in handbook.rglob("*.md") if p.is_file())
     monkeypatch.chdir(tmp_path)
     artifact = tmp_path / "handbook.jsonl"
     argv = ["eval", "--run-only", "--no-progress", "--split", "all"]
-    argv += ["--corpus", str(HANDBOOK), "--golden", str(HANDBOOK_GOLDEN)]
+    argv += ["--corpus", str(handbook), "--golden", str(HANDBOOK_GOLDEN)]
     assert main([*argv, "--artifact", str(artifact)]) == 0
     err = capsys.readouterr().err
-    assert "indexed 883 documents" in err
+    assert f"indexed {documents} documents" in err
     run = read_artifact(artifact)
     golden = load_golden(HANDBOOK_GOLDEN)
     assert [r.case_id for r in run.records] == [c.id for c in golden.cases]
     assert {r.status for r in run.records} <= {"answered", "abstained"}
     answerable = [r for r in run.records if r.answerable]
     assert all(r.support_located for r in answerable)
-    # Supports named by corpus-relative path (185 documents are called index.md) land in that document.
+    # Supports named by corpus-relative path (many documents are called index.md) land in that document.
     for case in golden.cases:
         for support in case.support:
             if "/" in support.doc:
@@ -279,3 +280,17 @@ def test_eval__sourcegraph_handbook__runs_on_a_real_messy_corpus(
                 assert docs == {support.doc.removeprefix("./")}
     found = [r for r in answerable if r.retrieved_support_rank is not None and r.retrieved_support_rank <= 10]
     assert len(found) >= len(answerable) * 3 // 4
+
+
+def test_eval__cairn_toml_with_a_copy_of_the_shipped_golden_set__generates_the_sample(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The README's first command from a clone with a non-editable install: cairn.toml names golden/ of the
+    # clone, which is not the installed package's embedded copy but is the same set, labelled for the sample.
+    shutil.copy(REPO / "cairn.toml", tmp_path / "cairn.toml")
+    shutil.copytree(REPO / "golden", tmp_path / "golden")
+    monkeypatch.chdir(tmp_path)
+    argv = ["eval", "--run-only", "--no-progress", "--shard", "1/8", "--artifact", str(tmp_path / "a.jsonl")]
+    assert main(argv) == 0
+    assert "generated the sample corpus (seed 7)" in capsys.readouterr().err
+    assert (tmp_path / "data" / "sample" / "returns-and-credits-policy.md").is_file()

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
-from eval_kit import TINY_CASES, evaluate, write_config
+from eval_kit import REPO, TINY_CASES, evaluate, write_config
 
 
 def test_python_target__tiny_rag__evaluated_end_to_end_to_a_report(
@@ -52,6 +57,41 @@ def test_python_target__function_raises_on_one_case__that_case_is_an_error_the_r
     assert "rerun the same command" in run.out
 
 
+def test_python_target__reply_misspells_answer__run_fails_loudly_no_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "typo_rag.py").write_text(
+        "def answer(question):\n    return {'answr': 'I think 14 days'}\n", encoding="utf-8"
+    )
+    write_config(tmp_path, "typo", 'target = "python:typo_rag:answer"')
+    run = evaluate(tmp_path, "typo", capsys, monkeypatch)
+    assert run.code == 3
+    assert (
+        f"error: every case failed ({TINY_CASES} of {TINY_CASES}); {TINY_CASES} of them: target reply does "
+        "not fit cairn-target-1: unknown key 'answr' (did you mean 'answer'?)"
+    ) in run.err
+    assert "rerun the same command" in run.err
+    assert not (tmp_path / "reports" / "latest").exists() and not (tmp_path / "reports" / "all").exists()
+
+
+def test_python_target__most_cases_error__run_fails_loudly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "flaky_rag.py").write_text(
+        "def answer(question):\n"
+        "    if 'chief' in question or 'Why' in question:\n"
+        "        return {'answer': None}\n"
+        "    raise RuntimeError('index not loaded')\n",
+        encoding="utf-8",
+    )
+    write_config(tmp_path, "flaky", 'target = "python:flaky_rag:answer"')
+    run = evaluate(tmp_path, "flaky", capsys, monkeypatch)
+    assert run.code == 3
+    assert (
+        "error: most cases failed (" in run.err and "target raised RuntimeError: index not loaded" in run.err
+    )
+
+
 def test_python_target__module_missing__exit_2_with_one_line_and_a_hint(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -76,3 +116,27 @@ def test_python_target__module_beside_the_config__importable(
     assert (counts["answered"], counts["abstained"]) == (1, TINY_CASES - 1)
     # A bare-string answer carries no passages: retrieval never surfaced the support, honestly 0.
     assert run.report["retrieval"]["recall_at_k"]["10"] == 0.0
+
+
+def test_eval__ctrl_c__says_rerun_to_resume_and_keeps_finished_cases(tmp_path: Path) -> None:
+    (tmp_path / "slow_rag.py").write_text(
+        "import time\n\ndef answer(question):\n    time.sleep(0.3)\n    return {'answer': None}\n",
+        encoding="utf-8",
+    )
+    write_config(tmp_path, "slow", 'target = "python:slow_rag:answer"\n\n[run]\nmax_concurrency = 1')
+    artifact = tmp_path / "run.jsonl"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cairn_action", "eval", "--no-progress", "--artifact", str(artifact)],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60  # the header and one finished case, then Ctrl-C
+    while time.monotonic() < deadline and not (artifact.exists() and artifact.read_bytes().count(b"\n") >= 2):
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "interrupted: rerun the same command to resume" in err and "Traceback" not in err

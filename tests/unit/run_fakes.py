@@ -11,9 +11,9 @@ from cairn_action.index.chunks import Chunk, ChunkStore
 from cairn_action.providers.base import AnswerRequest, AnswerResult
 from cairn_action.retrieval.base import Hit
 from cairn_action.run.cache import ResultCache
+from cairn_action.run.deps import CaseDeps
 from cairn_action.run.judge import LexicalJudge
 from cairn_action.run.models import CaseRecord, CaseStatus, Citation, Environment, RunHeader, Usage
-from cairn_action.run.pipeline import CaseDeps
 
 POLICY = "Returns. A customer has 14 days from delivery to request a credit. Credits post within 5 days."
 HOURS = "Hours. The depot opens at 06:00 on weekdays. It closes at 14:00 on Saturdays."

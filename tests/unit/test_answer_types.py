@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cairn_action.providers.answer_types import AnswerType, candidates, content_question, question_type
-from cairn_action.providers.question_focus import focus_phrase
+from cairn_action.providers.stub.question_focus import focus_phrase
 
 
 @pytest.mark.parametrize(

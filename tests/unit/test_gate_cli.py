@@ -156,3 +156,12 @@ def test_worse_variant__keeps_everything_but_name_top_k_and_chunking(tmp_path: P
     assert worse.config.golden == base.config.golden and worse.config.corpus == base.config.corpus
     assert worse.config.gate == base.config.gate
     assert worse.base_dir == base.base_dir
+
+
+def test_gate_cli__json_dash__the_decision_alone_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["gate", str(REPORTS / "baseline.json"), str(REPORTS / "critical_lost.json"), "--json", "-"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    decision = json.loads(out)["decision"]
+    assert decision["status"] == "regression"
+    assert err.startswith("regression: ")

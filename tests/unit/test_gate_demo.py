@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from repo_files import committed_copy
 
 from cairn_action.cli import main
 from cairn_action.gate.models import GateResult
+from cairn_action.report.io import read_report
 
 pytestmark = pytest.mark.slow  # two evaluations of the sample: about five seconds
 
@@ -27,6 +29,14 @@ def test_cli_demo__default_vs_worse_variant__comment_written_and_gate_fails(
     broke = result.comparison.by_outcome("broke")
     assert broke and result.decision.status == "regression"
     assert any(r.subject == "recall_at_5" for r in result.decision.reasons)
+    # The baseline is the embedded default, which is cairn.toml's experiment with its committed calibration.
+    baseline = read_report(tmp_path / ".cairn" / "demo" / "default.json")
+    committed = read_report(committed_copy("reports/latest/default.json", tmp_path / "git"))
+    assert baseline.notes.calibrated and baseline.notes.threshold_source == committed.notes.threshold_source
+    assert baseline.abstention.answer_rate == committed.abstention.answer_rate
+    # The variant has its own calibration, fitted for it, never the default's (fitted for another system).
+    variant = read_report(tmp_path / ".cairn" / "demo" / "worse.json")
+    assert variant.notes.calibration is not None and "stale" not in str(variant.notes.calibration)
 
     # The same two reports through `cairn gate`: exit 1 listing what broke; a report against itself passes.
     reports = tmp_path / ".cairn" / "demo"

@@ -269,7 +269,7 @@ def test_golden_check__support_doc_missing__suggests_the_closest_name(
     assert code == 2
     assert error_lines(output) == [
         f"{path}:1: case ret-001: support[0].doc 'return-policy.md' is not a document in the corpus "
-        "(did you mean 'returns-policy.md'?)"
+        f"{corpus} (2 documents) (did you mean 'returns-policy.md'?)"
     ]
     assert "hint: support[].doc is the document's basename, or its path relative to the corpus root" in output
 
@@ -288,12 +288,13 @@ def test_golden_check__quote_not_verbatim__lists_the_case_as_stale_and_exits_2(
     assert output.count("stale cases (1: ret-001)") == 1
     assert (
         f"  {path}:1: case ret-001: support[0].quote is not in returns-policy.md: "
-        f'"{quote}" (its first {len(still_there)} of {len(quote)} characters are)'
-    ) in output.splitlines()
+        f'"{quote}" (its first {len(still_there)} of {len(quote)} characters are); '
+        "nearest, at returns-policy.md:"
+    ) in output
     assert output.splitlines()[-1] == "failed: 0 errors, 1 stale case, 3 warnings"
 
 
-def test_golden_check__quote_differs_in_line_breaks__says_so(
+def test_golden_check__quote_differs_in_line_breaks__matched_on_the_visible_text(
     tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     quote = "request a credit.\nCredits are paid"  # the document has a blank line between them
@@ -301,8 +302,8 @@ def test_golden_check__quote_differs_in_line_breaks__says_so(
         tmp_path / "golden", [answerable(support=[{"doc": "returns-policy.md", "quote": quote}])]
     )
     code, output = check(capsys, path, corpus)
-    assert code == 2
-    assert "(it differs only in whitespace or line breaks)" in output
+    assert code == 0, output
+    assert "stale" not in output.split("\n\n")[-1].replace("0 stale", "")
 
 
 def test_golden_check__valid_small_set__passes_with_curation_warnings(
@@ -317,7 +318,7 @@ def test_golden_check__valid_small_set__passes_with_curation_warnings(
     )
     warnings = [line.strip() for line in output.splitlines() if line.startswith(f"  {path}")]
     assert warnings == [
-        f"{path}: 2 cases; the curation guide asks for at least 100 (fewer cannot detect a paired "
+        f"{path}: 2 cases; a golden set needs at least 100 (fewer cannot detect a paired "
         "regression, and calibration holds a share of them out)",
         f"{path}: 0 of 2 cases are unanswerable (0%); include about a quarter, or abstention cannot be "
         "measured",
@@ -342,7 +343,7 @@ def test_golden_warnings__99_cases_or_under_a_quarter_unanswerable__warn(tmp_pat
     cases += [unanswerable(f"fp-{i:03}", tags=["false_premise"]) for i in range(23)]
     warnings = golden_warnings(load_golden(write_set(tmp_path / "golden", cases)))
     assert [w.split(": ", 1)[1] for w in warnings] == [
-        "99 cases; the curation guide asks for at least 100 (fewer cannot detect a paired regression, "
+        "99 cases; a golden set needs at least 100 (fewer cannot detect a paired regression, "
         "and calibration holds a share of them out)",
         "23 of 99 cases are unanswerable (23%); include about a quarter, or abstention cannot be measured",
     ]

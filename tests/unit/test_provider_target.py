@@ -78,6 +78,27 @@ def test_target_reply__does_not_fit__error_naming_the_field_with_the_raw_reply()
     assert answer.raw_output == '{"passages": 7}'
 
 
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        ({"answr": "14 days"}, "unknown key 'answr' (did you mean 'answer'?)"),
+        ({"answer": "x", "confidance": 0.9}, "unknown key 'confidance' (did you mean 'confidence'?)"),
+        ({"answer": "x", "passages": [{"txt": "a"}]}, "unknown key 'passages.0.txt' (did you mean 'text'?)"),
+        ({"answer": "x", "citations": [{"id": 1, "qoute": "a"}]}, "unknown key 'citations.0.qoute'"),
+        ({"answer": "x", "usage": {"input_token": 3}}, "(did you mean 'input_tokens'?)"),
+        ({"text": "14 days"}, 'no \'answer\' (send "answer": null, or "abstained": true, to abstain)'),
+        (["14 days"], "the reply is a list, not an object with 'answer'"),
+    ],
+)
+def test_target_reply__outside_the_schema__an_error_naming_the_key_never_an_abstention(
+    reply: Any, problem: str
+) -> None:
+    answer = to_target_answer(reply, None, raw="raw")
+    assert not answer.abstained and answer.answer_text is None
+    assert answer.error is not None and answer.error.startswith("target reply does not fit cairn-target-1: ")
+    assert problem in answer.error
+
+
 def test_passage_locator__whitespace_differences__still_found_hint_preferred() -> None:
     locator = PassageLocator(
         {"a.md": "x\n\nThe depot  opens\nat 06:00.", "b.md": "The depot opens at 06:00."}

@@ -14,7 +14,7 @@ from cairn_action.errors import DataError, InfrastructureError
 from cairn_action.golden.models import GoldenCase
 from cairn_action.providers.base import AnswerRequest, AnswerResult
 from cairn_action.run.artifact import read_artifact
-from cairn_action.run.pipeline import CaseDeps
+from cairn_action.run.deps import CaseDeps
 from cairn_action.run.progress import BarProgress, LineProgress, NoProgress, make_progress
 from cairn_action.run.runner import RunOutcome, execute_run
 

@@ -8,9 +8,9 @@ from cairn_action.index.chunks import Chunk
 from cairn_action.providers.answer_types import AnswerType, candidates, question_type
 from cairn_action.providers.base import AnswerRequest, AnswerResult
 from cairn_action.providers.stub import PROMPT_VERSION, StubAnswerer
-from cairn_action.providers.stub_confidence import Analysis, question_terms
-from cairn_action.providers.stub_evidence import evidence_units, matches, units_of
-from cairn_action.providers.stub_spans import answer_key
+from cairn_action.providers.stub.confidence import Analysis, question_terms
+from cairn_action.providers.stub.evidence import evidence_units, matches, units_of
+from cairn_action.providers.stub.spans import answer_key
 from cairn_action.retrieval.base import Hit
 
 RETURNS = (

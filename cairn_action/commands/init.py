@@ -1,0 +1,82 @@
+"""`cairn init [DIR]`: a project Cairn runs in at once, to edit into your own.
+
+It writes a commented cairn.toml, an example document under docs/, a golden set for it (golden.jsonl and
+golden.version), my_rag.py (a stand-in target to replace with your system) and the pull-request,
+baseline and release workflows. It never overwrites: if any of those files exists, nothing is written.
+Afterwards `cairn golden check` and `cairn eval` run there as they are.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cairn_action.errors import CairnError, ExitCode
+
+if TYPE_CHECKING:
+    import argparse
+
+PACKAGE = Path(__file__).resolve().parents[1]
+SCAFFOLD = PACKAGE / "scaffold"
+WORKFLOWS = ("cairn-pr.yml", "cairn-baseline.yml", "release-stamp.yml")
+"""The examples copied into .github/workflows/ (the gate, the baseline refresh, the release stamp)."""
+
+
+def _workflow_dir() -> Path:
+    """The example workflows: inside the installed wheel, or in the checkout's examples/workflows/."""
+    for candidate in (PACKAGE / "_embedded_workflows", PACKAGE.parent / "examples" / "workflows"):
+        if all((candidate / name).is_file() for name in WORKFLOWS):
+            return candidate
+    raise CairnError(
+        "the example workflows are missing from this installation of Cairn",
+        "reinstall Cairn (`pip install --force-reinstall ...`), or copy them from its examples/workflows/",
+    )
+
+
+def scaffold_files() -> dict[str, bytes]:
+    """Every file `cairn init` writes, by its path relative to DIR."""
+    files = {
+        p.relative_to(SCAFFOLD).as_posix(): p.read_bytes()
+        for p in sorted(SCAFFOLD.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    }
+    workflows = _workflow_dir()
+    files.update({f".github/workflows/{name}": (workflows / name).read_bytes() for name in WORKFLOWS})
+    return files
+
+
+NEXT_STEPS = """\
+wrote a Cairn project in {dir}: {n} files
+  cairn.toml                 the config (every key commented)
+  docs/                      an example document: replace it with your documents
+  golden/golden.jsonl        5 cases about it, with golden.version: write your own, bump the version
+  my_rag.py                  the system under test (a keyword stand-in): call your own RAG system here
+  .github/workflows/         the pull-request gate, the baseline refresh, the release stamp
+next:
+  {cd}cairn golden check      every support quote found in its document
+  cairn eval                 run, score and write reports/latest/my-rag.json
+then commit reports/latest/my-rag.json: it is the baseline every pull request is gated against
+(replace `owner/cairn@v1` in the workflows with where you got Cairn)"""
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    target = Path(args.dir)
+    if target.exists() and not target.is_dir():
+        raise CairnError(f"{target}: exists and is not a folder", "pass a folder (new or existing) to init")
+    files = scaffold_files()
+    present = [rel for rel in files if (target / rel).exists()]
+    if present:
+        shown = ", ".join(present[:5]) + (f" and {len(present) - 5} more" if len(present) > 5 else "")
+        raise CairnError(
+            f"{target}: already has {shown}; nothing was written",
+            "`cairn init` never overwrites: run it in a new or empty folder, or move those files aside",
+        )
+    for rel, data in files.items():
+        path = target / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    here = target.resolve() == Path.cwd().resolve()
+    cd = "" if here else f"cd {args.dir} && "
+    print(NEXT_STEPS.format(dir=target, n=len(files), cd=cd), file=sys.stdout)
+    return ExitCode.PASS
