@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from cairn_action.attack.models import ATTACK_KIND, AttackReport
 from cairn_action.attack.render import render_attack_report
-from cairn_action.errors import DataError
+from cairn_action.errors import CairnError, DataError
+from cairn_action.files import LIMIT_REPORT, JsonProblem, parse_json, read_text
 from cairn_action.report.io import dumps, write_text_atomic
 
 
@@ -21,8 +21,8 @@ def attack_paths(reports_dir: Path, config_name: str) -> tuple[Path, Path]:
 def is_attack_report(path: Path) -> bool:
     """True when the file holds an attack report (how `cairn gate` tells the two kinds apart)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = parse_json(read_text(path, what="the report", limit=LIMIT_REPORT, bom=False))
+    except (CairnError, JsonProblem, ValueError):
         return False  # the ordinary report reader says what is wrong with it
     return isinstance(data, dict) and data.get("kind") == ATTACK_KIND
 
