@@ -71,7 +71,9 @@ class Page:
         method, params = message.get("method", ""), message.get("params", {})
         if method == "Runtime.exceptionThrown":
             details = params["exceptionDetails"]
-            self.errors.append(f"exception: {details.get('exception', {}).get('description') or details['text']}")
+            self.errors.append(
+                f"exception: {details.get('exception', {}).get('description') or details['text']}"
+            )
         elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert", "warning"):
             text = " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", []))
             self.errors.append(f"console.{params['type']}: {text}")
@@ -191,18 +193,32 @@ def check_page(page: Page, html: Path, report_path: Path, log: Callable[[str], N
     page.click("#f-wrong")
     wrong = {c.case_id for c in rows if is_right(c) is False}
     shown = page.rows()
-    expect("'wrong only' keeps the wrong cases, still sorted", shown, [i for i in descending if i in wrong][:PAGE_SIZE])
+    expect(
+        "'wrong only' keeps the wrong cases, still sorted",
+        shown,
+        [i for i in descending if i in wrong][:PAGE_SIZE],
+    )
     if shown == descending[:PAGE_SIZE]:
         raise CheckFailed(f"{html.name}: the filter did not change the visible rows")
     count = page.eval("document.getElementById('count').textContent")
     expect("the count line", f"of {len(wrong)} matching" in count, True)
     if shown:
         page.click(f"#case-table tr.case[data-id={json.dumps(shown[0])}]")
-        expect("a click opens the case's detail", page.eval("document.querySelectorAll('tr.detail-row').length"), 1)
+        expect(
+            "a click opens the case's detail",
+            page.eval("document.querySelectorAll('tr.detail-row').length"),
+            1,
+        )
         question = page.eval("document.querySelector('tr.detail-row .field .value').textContent")
-        expect("the detail shows the question", question, next(c.question for c in rows if c.case_id == shown[0]))
+        expect(
+            "the detail shows the question", question, next(c.question for c in rows if c.case_id == shown[0])
+        )
     fragment = page.eval("location.hash")
-    expect("the view is in the URL fragment", all(p in fragment for p in ("sort=confidence", "dir=desc", "wrong=1")), True)
+    expect(
+        "the view is in the URL fragment",
+        all(p in fragment for p in ("sort=confidence", "dir=desc", "wrong=1")),
+        True,
+    )
     page.goto(url + fragment)
     expect("the fragment restores the view", page.rows(), shown)
     if page.errors:
@@ -232,7 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pages", nargs="+", metavar="PAGE.html=REPORT.json")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--screenshot", type=Path, help="write a PNG of the first page here")
-    parser.add_argument("--time", nargs="*", default=[], metavar="PAGE.html", help="also time these pages' load")
+    parser.add_argument(
+        "--time", nargs="*", default=[], metavar="PAGE.html", help="also time these pages' load"
+    )
     args = parser.parse_args(argv)
     pairs = [tuple(Path(p) for p in item.split("=", 1)) for item in args.pages]
     with tempfile.TemporaryDirectory(prefix="cairn-chromium-", ignore_cleanup_errors=True) as profile:

@@ -16,6 +16,7 @@ from cairn_action.gate.models import GateResult
 from cairn_action.gh.baseline import read_base_copy
 from cairn_action.gh.comments import MAX_COMMENT_CHARS, is_sticky, upsert_sticky
 from cairn_action.gh.context import PullRequestEvent
+from cairn_action.gh.explorer import explorer_link, write_explorer
 from cairn_action.gh.gateway import Comment, LabelEvent, StatusState
 from cairn_action.gh.handoff import Handoff, Verdict, write_handoff
 from cairn_action.gh.messages import (
@@ -202,7 +203,9 @@ def gate_config(
             f"passes. To gate the next pull request, {hint}",
             title=f"Cairn ({name}): no baseline",
         )
+        explorer = write_explorer(rt, report)
         comment = no_baseline_comment(report, base_ref=pull.base_ref, base_sha=pull.base_sha)
+        comment += explorer_link(rt) if explorer else ""
         handoff = _handoff(rt, pull, name, "no-baseline", 0, NO_BASELINE_HEADLINE, comment)
         comment_path, url = _deliver(rt, pull, handoff, None)
         return ConfigResult.of(
@@ -213,6 +216,7 @@ def gate_config(
             report_path=rt.display(report_path),
             comment_path=comment_path,
             comment_url=url,
+            explorer_path=explorer,
         )
     baseline_file = folder / "baseline.json"
     write_text_atomic(baseline_file, base.data.decode("utf-8", "replace"))
@@ -249,7 +253,10 @@ def gate_config(
     _log(rt, name, result)
     record = f"\n{record_line(decision.override)}\n" if decision.override else ""
     trend = build_trend(_history(rt, name), report)
-    comment = render_comment(result, trend=trend, limit=MAX_COMMENT_CHARS - len(record)) + record
+    explorer = write_explorer(rt, report, result=result)
+    link = explorer_link(rt) if explorer else ""
+    comment = render_comment(result, trend=trend, limit=MAX_COMMENT_CHARS - len(record) - len(link))
+    comment += link + record
     report_path = folder / "report.json"
     write_text_atomic(report_path, dumps(report))
     removal = removal_comment(name, stale, pull.head_sha) if stale else ""
@@ -276,6 +283,7 @@ def gate_config(
         comment_path=comment_path,
         comment_url=url,
         override=override,
+        explorer_path=explorer,
     )
 
 

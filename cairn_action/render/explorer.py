@@ -16,12 +16,14 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from cairn_action.errors import DataError
 from cairn_action.gate.models import GateResult
 from cairn_action.gate.policy import policy_of
 from cairn_action.render.explorer_cases import cases_data, diff_order, removed_data
 from cairn_action.render.explorer_summary import build_summary
 from cairn_action.render.reliability import build_reliability
 from cairn_action.report.models import Report
+from cairn_action.run.artifact import RunArtifact
 from cairn_action.run.models import CaseRecord
 
 EXPLORER_DATA_VERSION = 1
@@ -95,6 +97,44 @@ def explorer_data(
         "cases": cases,
         "diff": diff,
     }
+
+
+def records_for(report: Report, artifacts: Sequence[RunArtifact]) -> dict[str, CaseRecord] | None:
+    """The records of the run(s) `report` was scored from, by case id; None without artifacts.
+
+    A run of another config, corpus or golden set would put another system's chunks under these cases,
+    so it is refused, naming the field that differs."""
+    if not artifacts:
+        return None
+    found: dict[str, CaseRecord] = {}
+    for artifact in artifacts:
+        header = artifact.header
+        for field, ours, theirs in (
+            ("config_hash", report.config_hash, header.config_hash),
+            ("corpus_hash", report.corpus_hash, header.corpus_hash),
+            ("golden_version", report.golden_version, header.golden_version),
+        ):
+            if ours != theirs:
+                raise DataError(
+                    f"{artifact.path}: not the run this report was scored from: its {field} is {theirs} "
+                    f"({header.config_name}), the report's is {ours} ({report.config_name})",
+                    "pass the run artifact `cairn eval` wrote for this report "
+                    "(reports/runs/<config>-<UTC>.jsonl), or every shard of it",
+                )
+        found.update((r.case_id, r) for r in artifact.records)
+    return found
+
+
+def explorer_page(
+    report: Report, *, artifacts: Sequence[RunArtifact] = (), result: GateResult | None = None
+) -> str:
+    """The page for `report`, with the detail of its run artifact(s) and the diff of `result` if given."""
+    return render_explorer(
+        report,
+        records=records_for(report, artifacts),
+        result=result,
+        run_sources=[a.path.name for a in artifacts],
+    )
 
 
 def render_explorer(

@@ -176,6 +176,12 @@ def diff_order(comparison: Comparison) -> list[str]:
 def removed_data(refs: Sequence[CaseRef]) -> list[Json]:
     """Cases the baseline has and this report does not (no row to show, only the fact)."""
     return [
-        {"id": r.case_id, "question": r.question, "tags": list(r.tags), "critical": r.critical, "right": r.right}
+        {
+            "id": r.case_id,
+            "question": r.question,
+            "tags": list(r.tags),
+            "critical": r.critical,
+            "right": r.right,
+        }
         for r in sorted(refs, key=lambda r: (not r.critical, r.case_id))
     ]

@@ -66,8 +66,10 @@ def abstention_line(report: Report) -> str:
     """Answer rate, error among answered and the guarantee, read together (the reference's advice)."""
     a = report.abstention
     answered = report.notes.counts.get("answered")
-    of = f"answered {answered} of {report.n_cases} cases ({_share(a.answer_rate)})" if answered is not None else (
-        f"answer rate {_share(a.answer_rate)}"
+    of = (
+        f"answered {answered} of {report.n_cases} cases ({_share(a.answer_rate)})"
+        if answered is not None
+        else (f"answer rate {_share(a.answer_rate)}")
     )
     guarantee = {True: "guarantee met", False: "guarantee NOT met", None: "no guarantee (nothing answered)"}[
         a.guarantee_met
@@ -126,8 +128,11 @@ def build_summary(
         ("split", f"{report.split}, {report.n_cases} cases scored of {len(report.per_case)} rows"),
         ("golden set", f"version {report.golden_version}"),
         ("corpus", report.corpus_hash[:16]),
-        ("system", f"{report.notes.provider or '?'}, judge {report.notes.judge}, {report.notes.retrieval_mode} "
-         f"top {report.notes.top_k} of {report.notes.retrieval_depth}"),
+        (
+            "system",
+            f"{report.notes.provider or '?'}, judge {report.notes.judge}, {report.notes.retrieval_mode} "
+            f"top {report.notes.top_k} of {report.notes.retrieval_depth}",
+        ),
         ("cairn", report.cairn_version),
     )
     comparison = result.comparison if result is not None and result.comparison.comparable else None

@@ -87,7 +87,9 @@ class Reliability:
     hist_bottom: int = HIST_TOP + HIST_H
 
 
-def verdicts(rows: Sequence[PerCase], records: Mapping[str, CaseRecord] | None) -> tuple[list[tuple[float, bool]], int]:
+def verdicts(
+    rows: Sequence[PerCase], records: Mapping[str, CaseRecord] | None
+) -> tuple[list[tuple[float, bool]], int]:
     """(confidence, right) for every answer the model gave with a confidence; and how many withheld
     answers had no verdict to hand. Wrong means what it means for calibration: an answer to an
     unanswerable question, or one the judge did not call correct (`score.outcome.is_wrong_if_answered`)."""
@@ -149,7 +151,7 @@ def build_reliability(
             cx=x(b.mean_confidence),
             cy=y(b.share),
             r=round(3 + (_MAX_R - 3) * math.sqrt(b.n / biggest), 2),
-            label=f"confidence {b.low:.2f}–{b.high:.2f}: {b.right} right of {b.n} ({b.share:.0%})",
+            label=f"confidence {b.low:.2f} to {b.high:.2f}: {b.right} right of {b.n} ({b.share:.0%})",
         )
         for b in bins
     )
@@ -162,9 +164,19 @@ def build_reliability(
         left = x(s.low) + 0.5
         up, down = s.right / tallest * half, (s.n - s.right) / tallest * half
         if up:
-            bars.append(Bar(x=left, y=round(HIST_TOP + half - up, 2), width=round(bar_w, 2), height=round(up, 2), right=True))
+            bars.append(
+                Bar(
+                    x=left,
+                    y=round(HIST_TOP + half - up, 2),
+                    width=round(bar_w, 2),
+                    height=round(up, 2),
+                    right=True,
+                )
+            )
         if down:
-            bars.append(Bar(x=left, y=HIST_TOP + half, width=round(bar_w, 2), height=round(down, 2), right=False))
+            bars.append(
+                Bar(x=left, y=HIST_TOP + half, width=round(bar_w, 2), height=round(down, 2), right=False)
+            )
     ticks = [x_min + span * i / 5 for i in range(6)]
     shown_threshold = threshold if threshold is not None and math.isfinite(threshold) else None
     in_range = shown_threshold is not None and x_min <= shown_threshold <= x_max
