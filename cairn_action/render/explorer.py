@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup, escape
 
 from cairn_action.errors import DataError
 from cairn_action.gate.models import GateResult
@@ -39,11 +41,21 @@ _JSON_ESCAPES = {
 }
 
 
+def _text(value: object) -> Markup:
+    """Every `{{ value }}` of the template: HTML-escaped, and `://` written with entities, so that no
+    URL appears in the file even as text (a browser shows the same characters)."""
+    if isinstance(value, Markup):  # the embedded data, style and script: already safe, and URL-free
+        return value
+    return Markup(str(escape(value)).replace("://", ":&#47;&#47;"))
+
+
+@cache  # compiling the template costs more than rendering a 72-case page
 def _environment() -> Environment:
     return Environment(
         loader=PackageLoader("cairn_action.render", "templates"),
         undefined=StrictUndefined,
         autoescape=True,
+        finalize=_text,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
@@ -155,9 +167,9 @@ def render_explorer(
         summary=build_summary(report, critical_tags=critical, result=result, run_sources=run_sources),
         plot=build_reliability(report.per_case, records, report.abstention.threshold),
         has_baseline=result is not None and result.comparison.comparable,
-        data=embed_json(explorer_data(report, records=records, result=result)),
-        style=style,
-        script=script,
+        data=Markup(embed_json(explorer_data(report, records=records, result=result))),
+        style=Markup(style),
+        script=Markup(script),
     )
     # A lone surrogate (JSON text can carry one) cannot be written as UTF-8: it becomes `?`.
     return page.encode("utf-8", "replace").decode("utf-8")

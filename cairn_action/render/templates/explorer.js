@@ -75,7 +75,7 @@
     try {
       history.replaceState(null, "", text ? "#" + text : location.pathname + location.search);
     } catch (e) {
-      // Some browsers refuse replaceState on file:// pages; the view still works, unbookmarked.
+      // Some browsers refuse replaceState on local files; the view still works, unbookmarked.
     }
   }
 
