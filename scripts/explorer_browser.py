@@ -213,6 +213,13 @@ def check_page(page: Page, html: Path, report_path: Path, log: Callable[[str], N
         expect(
             "the detail shows the question", question, next(c.question for c in rows if c.case_id == shown[0])
         )
+        data = page.eval("JSON.parse(document.getElementById('cairn-data').textContent)")
+        chunks = next(c["retrieved"] for c in data["cases"] if c["id"] == shown[0])
+        table = page.eval("document.querySelectorAll('tr.detail-row table.retrieved tbody tr').length")
+        expect("the detail lists the retrieved chunks", table, len(chunks) if chunks else 0)
+        if data["diff"]:
+            diff_rows = page.eval("document.querySelectorAll('#diff-table tbody tr').length")
+            expect("the item diff's first rows", diff_rows, min(10, len(data["diff"]["order"])))
     fragment = page.eval("location.hash")
     expect(
         "the view is in the URL fragment",

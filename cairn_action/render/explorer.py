@@ -76,7 +76,10 @@ def _finite(value: Any) -> Any:
 def embed_json(data: Any) -> str:
     """`data` as JSON safe inside a `<script type="application/json">` element (and `JSON.parse` reads
     it back unchanged): `\\u003c` for `<` and so on, `\\/` for `/`, and ASCII only."""
-    text = json.dumps(_finite(data), ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    try:
+        text = json.dumps(data, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    except ValueError:  # a NaN somewhere: rare, so only then is the whole tree walked
+        text = json.dumps(_finite(data), ensure_ascii=True, allow_nan=False, separators=(",", ":"))
     for raw, escaped in _JSON_ESCAPES.items():
         text = text.replace(raw, escaped)
     return text
@@ -88,7 +91,10 @@ def explorer_data(
     """Everything the page's script reads."""
     comparison = result.comparison if result is not None and result.comparison.comparable else None
     critical = result.comparison.critical_tags if result is not None else policy_of(report).critical_tags
-    cases = cases_data(report.per_case, critical_tags=critical, records=records, comparison=comparison)
+    docs: dict[str, int] = {}
+    cases = cases_data(
+        report.per_case, critical_tags=critical, records=records, comparison=comparison, docs=docs
+    )
     diff = None
     if comparison is not None:
         diff = {
@@ -107,6 +113,7 @@ def explorer_data(
         "tags": sorted({t for c in report.per_case for t in c.tags}),
         "page_size": PAGE_SIZE,
         "cases": cases,
+        "docs": list(docs),
         "diff": diff,
     }
 

@@ -34,22 +34,27 @@ def samples(row: PerCase) -> Json | None:
     return {"n": n, "right": values["n_right"], "agreement": values["agreement"]}
 
 
-def _retrieved(record: CaseRecord, cited: set[str]) -> list[Json]:
+RETRIEVED_COLUMNS = ("rank", "chunk_id", "doc", "score", "support", "cited")
+"""A retrieved chunk is a row of these, not an object, and `doc` is an index into the page's list of
+documents: ten chunks a case, so at 10,000 cases keys and repeated names would be most of the file."""
+
+
+def _retrieved(record: CaseRecord, cited: set[str], docs: dict[str, int]) -> list[list[Any]]:
     support = set(record.support_chunk_ids)
     return [
-        {
-            "rank": chunk.rank,
-            "chunk_id": chunk.chunk_id,
-            "doc": chunk.doc,
-            "score": chunk.score,
-            "support": chunk.chunk_id in support,
-            "cited": chunk.chunk_id in cited,
-        }
-        for chunk in record.retrieved
+        [
+            c.rank,
+            c.chunk_id,
+            docs.setdefault(c.doc, len(docs)),
+            round(c.score, 4),
+            c.chunk_id in support,
+            c.chunk_id in cited,
+        ]
+        for c in record.retrieved
     ]
 
 
-def _from_run(record: CaseRecord | None, row: PerCase) -> Json:
+def _from_run(record: CaseRecord | None, row: PerCase, docs: dict[str, int]) -> Json:
     """What only the run artifact has; None values tell the page to say "pass --run"."""
     if record is None:
         return {"retrieved": None, "claims": None, "judge": None, "quotes": None}
@@ -69,7 +74,7 @@ def _from_run(record: CaseRecord | None, row: PerCase) -> Json:
         {"text": c.text, "cited": list(c.cited_chunk_ids), "verified": c.verified} for c in record.claims
     ]
     return {
-        "retrieved": _retrieved(record, {c.chunk_id for c in row.cited}),
+        "retrieved": _retrieved(record, {c.chunk_id for c in row.cited}, docs),
         "claims": claims,
         "judge": judge,
         "quotes": {c.chunk_id: c.quote for c in record.citations if c.quote},
@@ -89,19 +94,24 @@ def _side(side: CaseSide) -> Json:
 
 
 def change_of(change: CaseChange) -> Json:
-    """How a shared case changed, as the gate computed it (never recomputed here)."""
+    """How a shared case changed, as the gate computed it (never recomputed here). The candidate's side
+    is the case's own row, so only the baseline's is carried."""
     return {
         "outcome": change.outcome,
         "transition": change.transition,
         "retrieval": change.retrieval,
         "critical": change.critical,
         "baseline": _side(change.baseline),
-        "candidate": _side(change.candidate),
     }
 
 
 def case_data(
-    row: PerCase, *, critical_tags: Iterable[str], record: CaseRecord | None, change: CaseChange | None
+    row: PerCase,
+    *,
+    critical_tags: Iterable[str],
+    record: CaseRecord | None,
+    change: CaseChange | None,
+    docs: dict[str, int],
 ) -> Json:
     critical = set(critical_tags)
     return {
@@ -122,7 +132,7 @@ def case_data(
         "judge_score": row.judge_score,
         "citation_validity": row.citation_validity,
         "claims_verified": [row.n_claims_verified, row.n_claims],
-        "latency_ms": row.latency_ms,
+        "latency_ms": round(row.latency_ms, 1),
         "cost_usd": row.cost_usd,
         "question": row.question,
         "expected": row.expected_answer,
@@ -132,7 +142,7 @@ def case_data(
         "samples": samples(row),
         "change": change_of(change) if change is not None else None,
         "added": False,
-        **_from_run(record, row),
+        **_from_run(record, row, docs),
     }
 
 
@@ -142,8 +152,10 @@ def cases_data(
     critical_tags: Sequence[str],
     records: Mapping[str, CaseRecord] | None,
     comparison: Comparison | None,
+    docs: dict[str, int],
 ) -> list[Json]:
-    """Every row of the report, in its order, with the run's detail and the gate's change when given."""
+    """Every row of the report, in its order, with the run's detail and the gate's change when given;
+    `docs` collects the retrieved chunks' documents (name to index)."""
     changes = {c.case_id: c for c in comparison.changes} if comparison else {}
     added = {c.case_id for c in comparison.added} if comparison else set()
     out = []
@@ -153,6 +165,7 @@ def cases_data(
             critical_tags=critical_tags,
             record=records.get(row.case_id) if records is not None else None,
             change=changes.get(row.case_id),
+            docs=docs,
         )
         item["added"] = row.case_id in added
         out.append(item)

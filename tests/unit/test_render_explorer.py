@@ -19,7 +19,7 @@ from cairn_action.gate import run_gate
 from cairn_action.golden.load import load_golden
 from cairn_action.golden.split import split_golden
 from cairn_action.render.explorer import PAGE_SIZE, embed_json, render_explorer
-from cairn_action.render.explorer_cases import samples
+from cairn_action.render.explorer_cases import RETRIEVED_COLUMNS, samples
 from cairn_action.render.reliability import build_reliability, verdicts
 from cairn_action.report.build import build_report
 from cairn_action.report.io import read_report
@@ -139,13 +139,18 @@ def test_explorer__scoring_fixture_with_run__retrieved_scores_claims_and_rationa
     page = assert_self_contained(render_explorer(built, records=records, run_sources=["run.jsonl"]))
 
     cases = {c["id"]: c for c in page.data["cases"]}
+    docs = page.data["docs"]
     assert list(cases) == [c.case_id for c in built.per_case]
     for case_id, record in records.items():
         case = cases[case_id]
-        assert [(c["rank"], c["chunk_id"], c["score"]) for c in case["retrieved"]] == [
-            (c.rank, c.chunk_id, c.score) for c in record.retrieved
+        chunks = [dict(zip(RETRIEVED_COLUMNS, row, strict=True)) for row in case["retrieved"]]
+        assert [(c["rank"], c["chunk_id"], docs[c["doc"]], c["score"]) for c in chunks] == [
+            (c.rank, c.chunk_id, c.doc, round(c.score, 4)) for c in record.retrieved
         ]
-        assert {c["chunk_id"] for c in case["retrieved"] if c["support"]} == set(record.support_chunk_ids) & {
+        assert {c["chunk_id"] for c in chunks if c["support"]} == set(record.support_chunk_ids) & {
+            c.chunk_id for c in record.retrieved
+        }
+        assert {c["chunk_id"] for c in chunks if c["cited"]} == {c.chunk_id for c in record.citations} & {
             c.chunk_id for c in record.retrieved
         }
         assert [c["verified"] for c in case["claims"]] == [c.verified for c in record.claims]

@@ -274,8 +274,8 @@
     });
     return add(box, list);
   }
-  function smallTable(headers, rows, rowClass) {
-    const t = el("table", "small");
+  function smallTable(headers, rows, rowClass, tableClass) {
+    const t = el("table", "small " + (tableClass || ""));
     const head = el("tr");
     headers.forEach((h) => add(head, el("th", "", h)));
     add(t, add(el("thead"), head));
@@ -302,22 +302,29 @@
     if (!c.retrieved) {
       return add(box, el("p", "muted", "The retrieved list with scores is in the run artifact: pass --run."));
     }
-    const rows = c.retrieved.map((x) => [
-      x.rank,
-      x.chunk_id,
-      x.doc,
-      fixed(x.score, 3),
-      [x.support ? "★ support" : "", x.cited ? "cited" : ""].filter(Boolean).join(", "),
+    // Each chunk is a row: [rank, chunk_id, doc, score, support, cited] (explorer_cases.RETRIEVED_COLUMNS),
+    // its document an index into DATA.docs.
+    const rows = c.retrieved.map(([rank, chunk, doc, score, support, cited]) => [
+      rank,
+      chunk,
+      DATA.docs[doc],
+      fixed(score, 3),
+      [support ? "★ support" : "", cited ? "cited" : ""].filter(Boolean).join(", "),
     ]);
-    const cls = (i) => [c.retrieved[i].support ? "support" : "", isNum(DATA.top_k) && c.retrieved[i].rank > DATA.top_k ? "beyond" : ""].join(" ");
-    return add(box, smallTable(["rank", "chunk", "document", "score", ""], rows, cls));
+    const cls = (i) => {
+      const [rank, , , , support] = c.retrieved[i];
+      return [support ? "support" : "", isNum(DATA.top_k) && rank > DATA.top_k ? "beyond" : ""].join(" ");
+    };
+    return add(box, smallTable(["rank", "chunk", "document", "score", ""], rows, cls, "retrieved"));
   }
+  // The case as this report saw it, in the shape of the baseline's side of a change.
+  const own = (c) => ({ status: c.status, right: c.right, answer: c.answer, confidence: c.confidence, support_rank: c.support_rank });
   function sides(c) {
     const ch = c.change;
     const grid = el("div", "sides");
     [
       ["baseline (" + DATA.diff.baseline + ")", ch.baseline],
-      ["this report", ch.candidate],
+      ["this report", own(c)],
     ].forEach(([title, s]) => {
       const col = add(el("div", "side " + (s.right ? "right" : "wrong")), el("h5", "", title));
       add(
@@ -380,7 +387,7 @@
     });
     add(id, show);
     const question = add(el("td", "question-cell"), el("div", "", c.question), el("div", "muted", "expected: " + expectedText(c)));
-    return add(tr, id, question, sideCell(c.change.baseline), sideCell(c.change.candidate));
+    return add(tr, id, question, sideCell(c.change.baseline), sideCell(own(c)));
   }
   function renderDiff() {
     if (!DATA.diff) return;
