@@ -134,7 +134,7 @@
   function changeCell(c) {
     const td = el("td", "change");
     if (c.change) {
-      add(td, badge(c.change.outcome, "out-" + c.change.outcome));
+      if (c.change.outcome !== "unchanged") add(td, badge(c.change.outcome, "out-" + c.change.outcome));
       if (c.change.retrieval) add(td, badge("retrieval " + c.change.retrieval, "ret-" + c.change.retrieval));
     } else if (c.added) {
       add(td, badge("added", "out-added"));
@@ -219,7 +219,7 @@
     return add(box, el("div", "label", name), el("div", "value", value === null || value === undefined || value === "" ? DASH : value));
   }
   function answerText(c) {
-    if (c.answer !== null && c.answer !== undefined) return c.answer;
+    if (c.answer !== null && c.answer !== undefined) return (c.by_threshold ? "(withheld by the threshold) " : "") + c.answer;
     if (c.status === "error") return "(failed: " + (c.error || "no message") + ")";
     return c.status === "abstained" ? "(abstained)" : DASH;
   }
@@ -317,6 +317,11 @@
     };
     return add(box, smallTable(["rank", "chunk", "document", "score", ""], rows, cls, "retrieved"));
   }
+  // An abstained case with an answer is one the threshold withheld: show what was withheld, and say so.
+  const sideAnswer = (s) => {
+    if (s.answer === null || s.answer === undefined) return "(" + s.status + ")";
+    return s.status === "abstained" ? "(withheld) " + s.answer : s.answer;
+  };
   // The case as this report saw it, in the shape of the baseline's side of a change.
   const own = (c) => ({ status: c.status, right: c.right, answer: c.answer, confidence: c.confidence, support_rank: c.support_rank });
   function sides(c) {
@@ -330,7 +335,7 @@
       add(
         col,
         el("p", "facts", [s.status, rightWord(s.right), "confidence " + fixed(s.confidence, 3), "support rank " + (s.support_rank === null ? DASH : s.support_rank)].join(" · ")),
-        el("p", "answer", s.answer === null ? "(" + s.status + ")" : s.answer)
+        el("p", "answer", sideAnswer(s))
       );
       grid.appendChild(col);
     });
@@ -370,7 +375,7 @@
   function sideCell(s) {
     const td = el("td", "side-cell " + (s.right ? "right" : "wrong"));
     const facts = [s.status, rightWord(s.right), "conf " + fixed(s.confidence, 3), "rank " + (s.support_rank === null ? DASH : s.support_rank)];
-    return add(td, el("div", "facts", facts.join(" · ")), el("div", "answer", s.answer === null ? "(" + s.status + ")" : s.answer));
+    return add(td, el("div", "facts", facts.join(" · ")), el("div", "answer", sideAnswer(s)));
   }
   function diffRow(c) {
     const tr = el("tr", "diff-row out-" + c.change.outcome);
