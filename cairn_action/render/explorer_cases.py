@@ -22,16 +22,28 @@ SAMPLE_FIELDS = ("n_samples", "n_right", "agreement")
 """Per-case sample counts, when the report has them (several answers per case): read by name, so a
 report without them still renders, and the detail view shows a samples line once they exist."""
 
-_OUTCOME_ORDER = {"broke": 0, "fixed": 1, "changed": 2, "unchanged": 3}
+_OUTCOME_ORDER = {"broke": 0, "fixed": 1, "changed": 2, "flaky": 3, "unchanged": 4}
+"""The diff's order; an outcome the gate adds later sorts last rather than failing the page."""
 
 
 def samples(row: PerCase) -> Json | None:
-    """`{n, right, agreement}` for a case answered several times, else None."""
+    """`{n, right, agreement, others}` for a case answered several times, else None; `others` lists the
+    samples after the first (status, right, confidence, answer) when the row carries them."""
     values = {name: getattr(row, name, None) for name in SAMPLE_FIELDS}
     n = values["n_samples"]
     if not isinstance(n, int) or n < 2:
         return None
-    return {"n": n, "right": values["n_right"], "agreement": values["agreement"]}
+    others = [
+        {
+            "sample": getattr(s, "sample", None),
+            "status": getattr(s, "status", None),
+            "right": getattr(s, "right", None),
+            "confidence": getattr(s, "confidence", None),
+            "answer": getattr(s, "answer_text", None),
+        }
+        for s in getattr(row, "samples", None) or []
+    ]
+    return {"n": n, "right": values["n_right"], "agreement": values["agreement"], "others": others}
 
 
 RETRIEVED_COLUMNS = ("rank", "chunk_id", "doc", "score", "support", "cited")
@@ -175,7 +187,7 @@ def cases_data(
 def _change_key(change: CaseChange) -> tuple[int, int, int, str]:
     return (
         0 if change.critical else 1,
-        _OUTCOME_ORDER[change.outcome],
+        _OUTCOME_ORDER.get(change.outcome, len(_OUTCOME_ORDER)),
         0 if change.retrieval == "lost" else 1,
         change.case_id,
     )

@@ -20,6 +20,7 @@ _DECISION = {
     "regression": "regression",
     "overridden": "regression, overridden",
     "refused": "refused to compare",
+    "incomplete": "incomplete (cases errored or missing)",
 }
 
 
@@ -111,7 +112,7 @@ def _decision(result: GateResult) -> DecisionView:
     d, c = result.decision, result.comparison
     return DecisionView(
         status=d.status,
-        label=_DECISION[d.status],
+        label=_DECISION.get(d.status, d.status),
         headline=d.headline,
         reasons=tuple(r.message for r in d.reasons),
         notes=tuple([*c.notes, *d.notes]),

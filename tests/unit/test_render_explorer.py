@@ -12,6 +12,7 @@ from typing import Any
 from gate_fixtures import gate, report
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel, Field
 from test_render_hostile import _expand, _reports, hostile
 
 from cairn_action.config import Config
@@ -177,16 +178,34 @@ def test_embed_json__script_breaking_text__escaped_and_round_trips() -> None:
 
 
 def test_explorer__rows_with_samples__samples_line_shown() -> None:
+    class Sample(BaseModel):  # one more ask of the case, as a repeated-sampling run records it
+        sample: int
+        status: str
+        right: bool | None = None
+        confidence: float | None = None
+        answer_text: str | None = None
+
     class Sampled(PerCase):  # the fields a repeated-sampling run adds to each row
         n_samples: int = 1
-        n_right: int = 0
+        n_right: int | None = None
         agreement: float | None = None
+        samples: list[Sample] = Field(default_factory=list)
 
     base = report("baseline").per_case[0]
-    repeated = Sampled(**base.model_dump(), n_samples=5, n_right=4, agreement=0.8)
-    assert samples(repeated) == {"n": 5, "right": 4, "agreement": 0.8}
+    others = [
+        Sample(sample=i, status="answered", right=i != 2, confidence=0.5, answer_text=f"a{i}") for i in (1, 2)
+    ]
+    repeated = Sampled(**base.model_dump(), n_samples=3, n_right=2, agreement=2 / 3, samples=others)
+    shown = samples(repeated)
+    assert shown is not None and (shown["n"], shown["right"], shown["agreement"]) == (3, 2, 2 / 3)
+    assert [(o["sample"], o["right"], o["answer"]) for o in shown["others"]] == [
+        (1, True, "a1"),
+        (2, False, "a2"),
+    ]
     assert samples(Sampled(**base.model_dump())) is None  # one sample: nothing to show
     assert samples(base) is None  # a report without the fields
+    page = Page(render_explorer(report("baseline").model_copy(update={"per_case": [repeated]})))
+    assert page.data["cases"][0]["samples"]["others"][1]["answer"] == "a2"
 
 
 def test_reliability__withheld_answers__plotted_only_with_their_verdicts() -> None:

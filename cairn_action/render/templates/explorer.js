@@ -10,7 +10,7 @@
   const PAGE = DATA.page_size || 100;
   const DIFF_PAGE = 10;
   const DASH = "—";
-  const OUTCOME_RANK = { broke: 0, fixed: 1, changed: 2, unchanged: 3 };
+  const OUTCOME_RANK = { broke: 0, fixed: 1, changed: 2, flaky: 3, unchanged: 4 };
   const FLAGS = ["wrong", "abstained", "missed", "critical", "changed"];
   const DEFAULTS = { sort: "", dir: "asc", tag: "", q: "", page: 0, diff: "all" };
   const state = { ...DEFAULTS };
@@ -90,7 +90,7 @@
     token_f1: (c) => c.token_f1,
     latency_ms: (c) => c.latency_ms,
     cost_usd: (c) => c.cost_usd,
-    change: (c) => (c.change ? OUTCOME_RANK[c.change.outcome] : c.added ? 4 : null),
+    change: (c) => (c.change ? OUTCOME_RANK[c.change.outcome] ?? 5 : c.added ? 6 : null),
   };
   const missed = (c) => c.answerable && c.support_located && c.support_rank === null;
 
@@ -245,7 +245,12 @@
     const s = c.samples;
     const parts = [`right in ${isNum(s.right) ? s.right : DASH} of ${s.n} samples`];
     if (isNum(s.agreement)) parts.push(`agreement ${pct(s.agreement)}`);
-    return el("p", "samples", "Samples: " + parts.join("; "));
+    const box = add(el("div", "samples-box"), el("p", "samples", "Samples: " + parts.join("; ")));
+    if (s.others && s.others.length) {
+      const rows = s.others.map((x) => [x.sample ?? DASH, x.status || DASH, rightWord(x.right), fixed(x.confidence, 3), x.answer ?? ""]);
+      add(box, smallTable(["sample", "status", "verdict", "confidence", "answer"], rows, null, "sample-list"));
+    }
+    return box;
   }
   function judge(c) {
     const box = el("div", "block");
@@ -365,6 +370,7 @@
     ["broke", "broke", (c) => c.change.outcome === "broke"],
     ["fixed", "fixed", (c) => c.change.outcome === "fixed"],
     ["changed", "changed while wrong", (c) => c.change.outcome === "changed"],
+    ["flaky", "flaky", (c) => c.change.outcome === "flaky"],
     ["lost", "retrieval lost", (c) => c.change.retrieval === "lost"],
     ["gained", "retrieval gained", (c) => c.change.retrieval === "gained"],
   ];
