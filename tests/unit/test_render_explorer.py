@@ -195,15 +195,18 @@ def test_explorer__rows_with_samples__samples_line_shown() -> None:
     others = [
         Sample(sample=i, status="answered", right=i != 2, confidence=0.5, answer_text=f"a{i}") for i in (1, 2)
     ]
-    repeated = Sampled(**base.model_dump(), n_samples=3, n_right=2, agreement=2 / 3, samples=others)
+    fields = {**base.model_dump(), "n_samples": 3, "n_right": 2, "agreement": 2 / 3}
+    repeated = Sampled(**{**fields, "samples": others})
     shown = samples(repeated)
     assert shown is not None and (shown["n"], shown["right"], shown["agreement"]) == (3, 2, 2 / 3)
     assert [(o["sample"], o["right"], o["answer"]) for o in shown["others"]] == [
         (1, True, "a1"),
         (2, False, "a2"),
     ]
-    assert samples(Sampled(**base.model_dump())) is None  # one sample: nothing to show
-    assert samples(base) is None  # a report without the fields
+    assert (
+        samples(Sampled(**{**fields, "n_samples": 1, "samples": []})) is None
+    )  # one sample: nothing to show
+    assert samples(base) is None  # a report without the fields (or with one sample a case)
     page = Page(render_explorer(report("baseline").model_copy(update={"per_case": [repeated]})))
     assert page.data["cases"][0]["samples"]["others"][1]["answer"] == "a2"
 
