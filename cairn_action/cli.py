@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cairn_action import __version__
-from cairn_action.commands import attack, decide, evaluate, github
+from cairn_action.commands import attack, decide, evaluate, github, view
 from cairn_action.commands import init as scaffold
 from cairn_action.commands import show as show_command
 from cairn_action.errors import CairnError, ExitCode, internal_error_message
@@ -158,6 +158,32 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument("--override-sha", help="override: the head commit it applies to")
     gate.add_argument("--override-at", help="override: when it was applied (ISO 8601; default now)")
     gate.set_defaults(handler=decide.cmd_gate)
+
+    vw = sub.add_parser(
+        "view",
+        help="write the case explorer: one self-contained HTML page to browse every case",
+        description="Write one self-contained HTML page (no network: it opens from file:// and as a CI "
+        "artifact) with the summary, every case (sortable, filterable, each with its question, answers, "
+        "citations, retrieved chunks and the judge's verdict), the reliability plot, and with --baseline "
+        "the gate's item diff.",
+    )
+    vw.add_argument("report", type=Path, help="the report (reports/latest/<config>.json)")
+    vw.add_argument("--baseline", type=Path, help="a baseline report: add the item diff against it")
+    vw.add_argument(
+        "--run",
+        dest="runs",
+        nargs="+",
+        type=Path,
+        metavar="RUN.jsonl",
+        help="the run artifact(s) the report was scored from: add each case's retrieved chunks with their "
+        "scores, its claims and the judge's rationale (the report keeps only the cited chunks)",
+    )
+    vw.add_argument(
+        "--out",
+        type=Path,
+        help="the HTML file to write (default: .cairn/explorer/<report>[-vs-<baseline>].html)",
+    )
+    vw.set_defaults(handler=view.cmd_view)
 
     sc = sub.add_parser(
         "score",

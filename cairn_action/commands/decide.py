@@ -124,11 +124,12 @@ def _demo_evaluator(cwd: Path, out_dir: Path) -> Callable[[LoadedConfig], Report
     artifact and the reports kept under `out_dir`, never in the repository's reports/."""
 
     def run_split(loaded: LoadedConfig, split: SplitName) -> LoadedRun:
+        from cairn_action.demo import run_artifact
         from cairn_action.run.evaluation import RunOptions, run_evaluation
         from cairn_action.run.models import LoadedRun
         from cairn_action.run.progress import make_progress
 
-        artifact = out_dir / "runs" / f"{loaded.config.name}-{split}.jsonl"
+        artifact = run_artifact(out_dir, loaded.config.name, split)
         check_output_file(artifact, what="the demo's run artifact")
         artifact.unlink(missing_ok=True)  # a demo always runs afresh (the provider cache keeps it fast)
         outcome = run_evaluation(
@@ -179,4 +180,5 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if outcome.result.decision.status == "regression":
         print("(`cairn gate` would exit 1 here and fail the pull request's check)")
     print(f"the comment a pull request would show: {shown(outcome.comment_path, cwd)}")
+    print(f"every case, with the item diff (open it in a browser): {shown(outcome.explorer_path, cwd)}")
     return ExitCode.PASS

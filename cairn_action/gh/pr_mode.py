@@ -18,6 +18,7 @@ from cairn_action.gh.attack_section import attack_section
 from cairn_action.gh.baseline import read_base_copy
 from cairn_action.gh.comments import MAX_COMMENT_CHARS, is_sticky, upsert_sticky
 from cairn_action.gh.context import PullRequestEvent
+from cairn_action.gh.explorer import explorer_link, write_explorer
 from cairn_action.gh.gateway import Comment, LabelEvent, StatusState
 from cairn_action.gh.handoff import Handoff, Verdict, write_handoff
 from cairn_action.gh.messages import (
@@ -204,7 +205,9 @@ def gate_config(
             f"passes. To gate the next pull request, {hint}",
             title=f"Cairn ({name}): no baseline",
         )
+        explorer = write_explorer(rt, report)
         comment = no_baseline_comment(report, base_ref=pull.base_ref, base_sha=pull.base_sha)
+        comment += explorer_link(rt) if explorer else ""
         handoff = _handoff(rt, pull, name, "no-baseline", 0, NO_BASELINE_HEADLINE, comment)
         comment_path, url = _deliver(rt, pull, handoff, None)
         return ConfigResult.of(
@@ -215,6 +218,7 @@ def gate_config(
             report_path=rt.display(report_path),
             comment_path=comment_path,
             comment_url=url,
+            explorer_path=explorer,
         )
     baseline_file = folder / "baseline.json"
     write_text_atomic(baseline_file, base.data.decode("utf-8", "replace"))
@@ -253,8 +257,12 @@ def gate_config(
     attack = attack_section(rt, pull, loaded)  # None unless `attack: true`
     extra = f"\n{attack.markdown}" if attack else ""
     trend = build_trend(_history(rt, name), report)
-    comment = render_comment(result, trend=trend, limit=MAX_COMMENT_CHARS - len(record) - len(extra))
-    comment += extra + record
+    explorer = write_explorer(rt, report, result=result)
+    link = explorer_link(rt) if explorer else ""
+    comment = render_comment(
+        result, trend=trend, limit=MAX_COMMENT_CHARS - len(record) - len(extra) - len(link)
+    )
+    comment += extra + link + record
     status, exit_code, headline = decision.status, decision.exit_code, decision.headline
     if attack is not None and attack.exit_code > exit_code and status in ("pass", "overridden"):
         # The override label covers the main gate's regression, not a broken attack probe.
@@ -286,6 +294,7 @@ def gate_config(
         comment_path=comment_path,
         comment_url=url,
         override=override,
+        explorer_path=explorer,
     )
 
 

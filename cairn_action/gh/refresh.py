@@ -16,6 +16,7 @@ from cairn_action.config import LoadedConfig, config_hash
 from cairn_action.errors import CairnError
 from cairn_action.gate.compare import compare
 from cairn_action.gh.comments import find_sticky
+from cairn_action.gh.explorer import write_explorer
 from cairn_action.gh.override import read_record
 from cairn_action.gh.pr_mode import REPORTS_DIR
 from cairn_action.gh.runtime import ConfigResult, Runtime
@@ -73,6 +74,7 @@ def refresh_config(rt: Runtime, loaded: LoadedConfig) -> tuple[ConfigResult, dic
     previous = read_report(latest) if latest.is_file() else None
     with rt.workflow.group(f"Cairn: evaluate {name}"):
         report = rt.evaluate(loaded)
+    explorer = write_explorer(rt, report)
     overrides = merged_overrides(rt, name)
     for record in overrides:
         rt.workflow.notice(
@@ -88,7 +90,12 @@ def refresh_config(rt: Runtime, loaded: LoadedConfig) -> tuple[ConfigResult, dic
             title=f"Cairn ({name})",
         )
         unchanged = ConfigResult.of(
-            report, verdict="pass", exit_code=0, headline="baseline unchanged", report_path=rt.display(latest)
+            report,
+            verdict="pass",
+            exit_code=0,
+            headline="baseline unchanged",
+            report_path=rt.display(latest),
+            explorer_path=explorer,
         )
         return unchanged, {}
     kept, latest = write_report(report, rt.workdir / REPORTS_DIR)
@@ -97,7 +104,12 @@ def refresh_config(rt: Runtime, loaded: LoadedConfig) -> tuple[ConfigResult, dic
         for p in (kept, latest)
     }
     refreshed = ConfigResult.of(
-        report, verdict="pass", exit_code=0, headline="baseline refreshed", report_path=rt.display(latest)
+        report,
+        verdict="pass",
+        exit_code=0,
+        headline="baseline refreshed",
+        report_path=rt.display(latest),
+        explorer_path=explorer,
     )
     return refreshed, files
 

@@ -79,6 +79,8 @@ class ConfigResult:
     primary_metric: str = ""
     override: str = ""
     """The applied override record as JSON, or ''."""
+    explorer_path: str = ""
+    """The case explorer page (HTML), relative to the workspace; '' when none was written."""
 
     @classmethod
     def of(
@@ -159,6 +161,7 @@ def publish(workflow: Workflow, results: Sequence[ConfigResult]) -> int:
     workflow.set_output("report-path", first.report_path)
     workflow.set_output("comment-path", first.comment_path)
     workflow.set_output("comment-url", first.comment_url)
+    workflow.set_output("explorer-path", first.explorer_path)
     workflow.set_output("primary-metric", first.primary_metric)
     workflow.set_output("primary-value", _number(first.metrics.get(first.primary_metric)))
     for name in OUTPUT_METRICS:
@@ -176,6 +179,7 @@ def publish(workflow: Workflow, results: Sequence[ConfigResult]) -> int:
                     "report_path": r.report_path,
                     "comment_path": r.comment_path,
                     "comment_url": r.comment_url,
+                    "explorer_path": r.explorer_path,
                     "primary_metric": r.primary_metric,
                     "metrics": dict(r.metrics),
                 }

@@ -90,6 +90,8 @@ def test_action__push__changed_results__commits_reports_with_the_override(sim: S
     assert latest["notes"]["overrides"] == [record.model_dump(mode="json")]
     assert tree[LATEST] == (sim.workspace / LATEST).read_bytes()
     assert result.outputs["baseline-commit"] == new_head
+    explorer = sim.workspace / result.outputs["explorer-path"]
+    assert explorer.name == "explorer.html" and '"has_run":true' in explorer.read_text(encoding="utf-8")
     assert sim.secrets_in_files() == []
 
 

@@ -81,6 +81,19 @@ def test_action__pull_request__regression__fails_with_reasons(sim: Sim) -> None:
     assert "Critical cases lost" in comment["body"] or "critical case" in comment["body"]
     decision = json.loads((sim.workspace / "cairn-results/default/decision.json").read_text(encoding="utf-8"))
     assert decision["decision"]["status"] == "regression"
+    # The case explorer beside the comment, with the run's retrieved chunks and the gate's diff; the
+    # comment points to this run's artifacts.
+    assert result.outputs["explorer-path"] == "cairn-results/default/explorer.html"
+    html = (sim.workspace / result.outputs["explorer-path"]).read_text(encoding="utf-8")
+    data = json.loads(
+        html.split('<script type="application/json" id="cairn-data">', 1)[1].split("</script>")[0]
+    )
+    assert data["has_run"] is True and data["diff"]["order"]
+    assert "://" not in html
+    assert (
+        "`cairn-explorer` artifact of [this run](https://github.example/acme/rag/actions/runs/"
+        in comment["body"]
+    )
     assert sim.secrets_in_files() == []
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from repo_files import committed_copy
+from test_render_explorer import assert_self_contained
 
 from cairn_action.cli import main
 from cairn_action.gate.models import GateResult
@@ -37,6 +38,13 @@ def test_cli_demo__default_vs_worse_variant__comment_written_and_gate_fails(
     # The variant has its own calibration, fitted for it, never the default's (fitted for another system).
     variant = read_report(tmp_path / ".cairn" / "demo" / "worse.json")
     assert variant.notes.calibration is not None and "stale" not in str(variant.notes.calibration)
+    # The case explorer of the comparison: every case of the variant, its run's chunks, the gate's diff.
+    assert f"(open it in a browser): {Path('.cairn/demo/explorer.html')}" in out
+    page = assert_self_contained((tmp_path / ".cairn" / "demo" / "explorer.html").read_text(encoding="utf-8"))
+    worse = read_report(tmp_path / ".cairn" / "demo" / "worse.json")
+    assert [c["id"] for c in page.data["cases"]] == [c.case_id for c in worse.per_case]
+    assert page.data["has_run"] is True and all(c["retrieved"] for c in page.data["cases"])
+    assert sorted(page.data["diff"]["order"]) == sorted(c.case_id for c in result.comparison.changes)
 
     # The same two reports through `cairn gate`: exit 1 listing what broke; a report against itself passes.
     reports = tmp_path / ".cairn" / "demo"
