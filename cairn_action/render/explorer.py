@@ -13,7 +13,8 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
@@ -25,8 +26,7 @@ from cairn_action.render.explorer_cases import cases_data, diff_order, removed_d
 from cairn_action.render.explorer_summary import build_summary
 from cairn_action.render.reliability import build_reliability
 from cairn_action.report.models import Report
-from cairn_action.run.artifact import RunArtifact
-from cairn_action.run.models import CaseRecord
+from cairn_action.run.models import CaseRecord, RunHeader
 
 EXPLORER_DATA_VERSION = 1
 PAGE_SIZE = 100
@@ -118,6 +118,14 @@ def explorer_data(
     }
 
 
+class RunArtifact(Protocol):
+    """A run artifact as read (`run.artifact.RunArtifact`); only its shape, so this stage stays pure."""
+
+    path: Path
+    header: RunHeader
+    records: tuple[CaseRecord, ...]
+
+
 def records_for(report: Report, artifacts: Sequence[RunArtifact]) -> dict[str, CaseRecord] | None:
     """The records of the run(s) `report` was scored from, by case id; None without artifacts.
 
@@ -140,7 +148,7 @@ def records_for(report: Report, artifacts: Sequence[RunArtifact]) -> dict[str, C
                     "pass the run artifact `cairn eval` wrote for this report "
                     "(reports/runs/<config>-<UTC>.jsonl), or every shard of it",
                 )
-        found.update((r.case_id, r) for r in artifact.records)
+        found.update((r.case_id, r) for r in artifact.records if r.sample == 0)  # what the report scored
     return found
 
 
