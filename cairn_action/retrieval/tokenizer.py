@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
-from functools import lru_cache
+from itertools import chain
 
 import Stemmer
 
@@ -30,6 +30,11 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
+# Whitespace is never inside a `_TOKEN` match and is neither a word character nor "-", so `\b` and
+# `(?![\w-])` see the same thing at a whitespace-delimited piece's ends as at the text's ends: the
+# matches of a text are the matches of its pieces, each found on its own. `str.split` finds the pieces in
+# C, and a piece seen before is a dictionary hit; the alternation above, tried at every position of the
+# text, was most of the cost of indexing.
 
 STOPWORDS = frozenset(
     """
@@ -58,12 +63,6 @@ def stem(word: str) -> str:
     return _stemmers.english.stemWord(word)
 
 
-@lru_cache(maxsize=65536)
-def _word_tokens(word: str) -> tuple[str, ...]:
-    """Tokens of one matched word; cached, because a corpus repeats its vocabulary (about 10x faster)."""
-    return tuple(_split_word(word))
-
-
 def _split_word(word: str) -> list[str]:
     word = word.replace("\u2019", "'")
     if "'" in word:
@@ -87,10 +86,10 @@ def _normal(word: str) -> str:
     return stem(word) if word.isalpha() else word
 
 
-def tokenize(text: str) -> list[str]:
-    """Lexical tokens of `text`, in order, with repeats (see the module docstring for the rules)."""
+def _piece_tokens(piece: str) -> tuple[str, ...]:
+    """Tokens of one whitespace-free piece of lower-cased text, in order."""
     tokens: list[str] = []
-    for match in _TOKEN.finditer(text.lower()):
+    for match in _TOKEN.finditer(piece):
         if match.group("time"):
             tokens.append(match.group("time"))
         elif match.group("number"):
@@ -98,5 +97,26 @@ def tokenize(text: str) -> list[str]:
             if match.group("pct"):
                 tokens.append("percent")
         else:
-            tokens.extend(_word_tokens(match.group("word")))
-    return tokens
+            tokens.extend(_split_word(match.group("word")))
+    return tuple(tokens)
+
+
+class _PieceTokens(dict[str, tuple[str, ...]]):
+    """Piece -> tokens, filled on first sight. A corpus repeats its vocabulary, so nearly every piece is
+    a dictionary hit and `tokenize` stays in C (map over `str.split`) for all but new pieces."""
+
+    LIMIT = 1_000_000
+
+    def __missing__(self, piece: str) -> tuple[str, ...]:
+        if len(self) >= self.LIMIT:  # bounded: a corpus of endless unique codes cannot grow it forever
+            self.clear()
+        tokens = self[piece] = _piece_tokens(piece)
+        return tokens
+
+
+_piece_cache = _PieceTokens()
+
+
+def tokenize(text: str) -> list[str]:
+    """Lexical tokens of `text`, in order, with repeats (see the module docstring for the rules)."""
+    return list(chain.from_iterable(map(_piece_cache.__getitem__, text.lower().split())))
