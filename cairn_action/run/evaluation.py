@@ -24,13 +24,13 @@ from cairn_action.golden.models import GoldenCase, GoldenSet
 from cairn_action.golden.sample.generate import ensure_sample_corpus
 from cairn_action.golden.split import SplitName, split_golden
 from cairn_action.golden.support import resolve_support
-from cairn_action.index.chunks import build_store
 from cairn_action.index.corpus import load_corpus
 from cairn_action.providers.base import Answerer
 from cairn_action.providers.build import build_llm_judge, build_target
 from cairn_action.providers.registry import create_answerer
 from cairn_action.providers.services import ProviderServices
-from cairn_action.retrieval.lexical import BM25Retriever
+from cairn_action.retrieval.build import build_retrieval, check_dense_available
+from cairn_action.retrieval.index_cache import IndexCache
 from cairn_action.run.artifact import read_artifact, read_header
 from cairn_action.run.cache import ResultCache
 from cairn_action.run.judge import LexicalJudge
@@ -41,6 +41,8 @@ from cairn_action.run.runner import RunOutcome, execute_run
 from cairn_action.run.shard import ShardSpec
 from cairn_action.run.target_case import is_retrieving_target
 
+INDEX_CACHE_DIR = "index"
+"""The index cache's folder under run.cache_dir (chunks, BM25, embeddings: retrieval/index_cache.py)."""
 RUNS_DIR = Path("reports") / "runs"
 """Where artifacts go by default, relative to the working folder: `<config>[-shard-I-of-N]-<UTC>.jsonl`."""
 
@@ -149,6 +151,8 @@ def run_evaluation(
     judge = _create_judge(loaded, env or {}, services)
     if answerer is None and not config.target:
         answerer = create_answerer(config.provider, env, source=loaded.source, services=services)
+    model_path = loaded.resolve(config.retrieval.model_path) if config.retrieval.model_path else None
+    check_dense_available(config.retrieval, model_path)  # before any provider is called
     corpus_dir = loaded.corpus_dir
     # The generated sample is data/sample under the project (variant configs in configs/ name it
     # ../data/sample); it is written on first use and kept equal to the generator's output.
@@ -171,17 +175,25 @@ def run_evaluation(
         answerer = build_target(config, env or {}, services, base_dir=loaded.base_dir, documents=documents)
 
     started = time.perf_counter()
-    store = build_store(corpus, config.chunking.size, config.chunking.overlap)
-    retriever = BM25Retriever(store)
+    built = build_retrieval(
+        corpus,
+        config.chunking,
+        config.retrieval,
+        cache=IndexCache(loaded.cache_dir / INDEX_CACHE_DIR),
+        model_path=model_path,
+    )
+    store, retriever = built.store, built.retriever
     log.write(
         f"indexed {len(corpus.documents)} documents as {len(store.chunks)} chunks "
-        f"in {time.perf_counter() - started:.2f}s\n"
+        f"in {time.perf_counter() - started:.2f}s ({built.summary})\n"
     )
+    for problem in built.problems:
+        log.write(f"note: {problem}\n")
     start_time = now()
     header = RunHeader(
         cairn_version=__version__,
         config_name=config.name,
-        config_hash=config_hash(config),
+        config_hash=config_hash(config, built.embedding_model),
         corpus_hash=corpus.corpus_hash,
         golden_version=golden.version,
         golden_hash=golden.content_hash,
@@ -196,6 +208,7 @@ def run_evaluation(
         depth=config.retrieval.depth,
         started_at=start_time.strftime("%Y-%m-%dT%H:%M:%SZ"),
         environment=environment(),
+        embedding_model=built.embedding_model,
     )
     deps = CaseDeps(
         store=store,
