@@ -194,29 +194,39 @@ def _next_start(pieces: list[Piece], first: int, end: int, overlap: int) -> int:
     return nxt
 
 
-def chunk_document(document: Document, size: int, overlap: int) -> list[Chunk]:
-    """Cut one document into chunks of about `size` characters sharing about `overlap` characters."""
-    pieces = split_pieces(document.text, size)
-    chunks: list[Chunk] = []
+def chunk_spans(text: str, size: int, overlap: int) -> list[tuple[int, int, str, str]]:
+    """(start, end, heading path, table header) of each chunk of a document's `text`."""
+    pieces = split_pieces(text, size)
+    spans = []
     first = 0
     while first < len(pieces):
         end = _choose_end(pieces, first, size)
         head = pieces[first]
-        start, stop = head.start, pieces[end - 1].end
         parent = head.heading.rpartition(" > ")[0] if head.is_heading else head.heading
-        chunks.append(
-            Chunk(
-                chunk_id=make_chunk_id(document.path, start, stop),
-                doc=document.path,
-                start=start,
-                end=stop,
-                text=document.text[start:stop],
-                heading=parent,
-                table_header=head.table_header,
-            )
-        )
+        spans.append((head.start, pieces[end - 1].end, parent, head.table_header))
         first = _next_start(pieces, first, end, overlap)
-    return chunks
+    return spans
+
+
+def _chunks_of(document: Document, spans: list[tuple[int, int, str, str]]) -> list[Chunk]:
+    path, text = document.path, document.text
+    return [
+        Chunk(
+            chunk_id=make_chunk_id(path, start, stop),
+            doc=path,
+            start=start,
+            end=stop,
+            text=text[start:stop],
+            heading=heading,
+            table_header=table_header,
+        )
+        for start, stop, heading, table_header in spans
+    ]
+
+
+def chunk_document(document: Document, size: int, overlap: int) -> list[Chunk]:
+    """Cut one document into chunks of about `size` characters sharing about `overlap` characters."""
+    return _chunks_of(document, chunk_spans(document.text, size, overlap))
 
 
 @dataclass(frozen=True)
@@ -264,10 +274,17 @@ class ChunkStore:
 
 
 def build_store(corpus: Corpus, size: int, overlap: int) -> ChunkStore:
-    """Chunk every document of `corpus` (documents in path order, chunks in document order)."""
+    """Chunk every document of `corpus` (documents in path order, chunks in document order).
+
+    Documents with identical text (copies in several folders, a page kept under two names) are cut
+    once: the cut depends on the text alone, only the chunk ids carry the path."""
     if overlap >= size:
         raise ValueError(f"overlap ({overlap}) must be smaller than size ({size})")
     chunks: list[Chunk] = []
+    cuts: dict[str, list[tuple[int, int, str, str]]] = {}
     for document in corpus.documents:
-        chunks.extend(chunk_document(document, size, overlap))
+        spans = cuts.get(document.text)
+        if spans is None:
+            spans = cuts[document.text] = chunk_spans(document.text, size, overlap)
+        chunks.extend(_chunks_of(document, spans))
     return ChunkStore(chunks=tuple(chunks), size=size, overlap=overlap)

@@ -1,4 +1,4 @@
-"""The config's retriever over a corpus: chunks, BM25 and (dense, hybrid) embeddings, through the index cache."""
+"""The config's retriever over a corpus: chunks, BM25 and (dense, hybrid) embeddings, via the index cache."""
 
 from __future__ import annotations
 

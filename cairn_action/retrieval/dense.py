@@ -27,7 +27,8 @@ CANDIDATES = 100
 
 
 def _ordered(store: ChunkStore, scores: dict[int, float] | np.ndarray, depth: int) -> list[Hit]:
-    """The `depth` best chunk positions by score, ties by chunk id, as hits with strictly decreasing scores."""
+    """The `depth` best chunk positions by score, ties by chunk id, as hits with strictly decreasing
+    scores."""
     chunks = store.chunks
     items = scores.items() if isinstance(scores, dict) else enumerate(scores.tolist())
     ranked = sorted(items, key=lambda item: (-item[1], chunks[item[0]].chunk_id))[:depth]
@@ -39,7 +40,7 @@ def _ordered(store: ChunkStore, scores: dict[int, float] | np.ndarray, depth: in
 
 
 class DenseRetriever:
-    """Cosine similarity between the query's embedding and every chunk's (rows of `vectors`, L2-normalised)."""
+    """Cosine similarity of the query's embedding and every chunk's (rows of `vectors`, L2-normalised)."""
 
     mode = "dense"
 

@@ -78,7 +78,9 @@ class IndexCache:
             with np.load(path, allow_pickle=False) as data:
                 return {name: data[name] for name in data.files}
         except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
-            self.stats.problems.append(f"{path}: unreadable index cache entry ({type(exc).__name__}); rebuilt")
+            self.stats.problems.append(
+                f"{path}: unreadable index cache entry ({type(exc).__name__}); rebuilt"
+            )
             return None
 
     def chunks_key(self, corpus: Corpus, size: int, overlap: int) -> str:
@@ -145,7 +147,9 @@ def _store_arrays(corpus: Corpus, store: ChunkStore) -> dict[str, np.ndarray]:
         "doc": np.asarray([doc_of[c.doc] for c in chunks], dtype=np.int32),
         "start": np.asarray([c.start for c in chunks], dtype=np.int64),
         "end": np.asarray([c.end for c in chunks], dtype=np.int64),
-        "heading": np.asarray([contexts.setdefault(c.heading, len(contexts)) for c in chunks], dtype=np.int32),
+        "heading": np.asarray(
+            [contexts.setdefault(c.heading, len(contexts)) for c in chunks], dtype=np.int32
+        ),
         "table_header": np.asarray(
             [contexts.setdefault(c.table_header, len(contexts)) for c in chunks], dtype=np.int32
         ),

@@ -18,7 +18,6 @@ from cairn_action.index.chunks import Chunk, ChunkStore
 from cairn_action.retrieval.base import Hit
 from cairn_action.retrieval.tokenizer import tokenize
 
-
 INDEX_TEXT_VERSION = "heading-header-text-1"
 """What `index_text` joins, in which order: part of the index cache's key."""
 
@@ -51,24 +50,38 @@ class LexicalIndex:
     num_docs: int
 
 
+class _Vocabulary(dict[str, int]):
+    """Token -> id, a new token taking the next id (so `map(vocabulary.__getitem__, tokens)` stays in C)."""
+
+    def __missing__(self, token: str) -> int:
+        token_id = self[token] = len(self)
+        return token_id
+
+
 def build_lexical_index(store: ChunkStore, *, k1: float, b: float) -> LexicalIndex:
     """Tokenize every chunk once and build the BM25 matrix from token ids (bm25s then builds no vocabulary
-    of its own: before, it and the retriever each built one)."""
-    ids: dict[str, int] = {}
+    of its own: before, it and the retriever each built one). Chunks with identical indexed text (a
+    document copied into several folders) are tokenized once."""
+    vocabulary = _Vocabulary()
+    seen: dict[str, list[int]] = {}
     corpus_ids = []
     for chunk in store.chunks:
-        tokens = tokenize(index_text(chunk)) or [""]  # an empty chunk still has a length of one
-        corpus_ids.append([ids.setdefault(t, len(ids)) for t in tokens])
+        text = index_text(chunk)
+        ids = seen.get(text)
+        if ids is None:
+            tokens = tokenize(text) or [""]  # an empty chunk still has a length of one
+            ids = seen[text] = list(map(vocabulary.__getitem__, tokens))
+        corpus_ids.append(ids)
     if not corpus_ids:
         empty = np.zeros(0)
         return LexicalIndex((), empty, empty.astype(np.int32), np.zeros(1, dtype=np.int32), 0)
     import bm25s  # only to build: a cached index is scored here without it (and its scipy import)
 
     bm25 = bm25s.BM25(k1=k1, b=b, method="lucene", dtype="float64")
-    bm25.index((corpus_ids, ids), create_empty_token=False, show_progress=False)
+    bm25.index((corpus_ids, dict(vocabulary)), create_empty_token=False, show_progress=False)
     scores = bm25.scores
     return LexicalIndex(
-        vocabulary=tuple(ids),
+        vocabulary=tuple(vocabulary),
         data=scores["data"],
         indices=scores["indices"],
         indptr=scores["indptr"],

@@ -61,7 +61,9 @@ class VectorCache:
                 if len(keys) != len(vectors):
                     raise ValueError("keys and vectors differ in length")
             except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
-                self.problems.append(f"{shard}: unreadable embedding shard ({type(exc).__name__}); re-embedded")
+                self.problems.append(
+                    f"{shard}: unreadable embedding shard ({type(exc).__name__}); re-embedded"
+                )
                 continue
             for key, row in zip(keys.tolist(), vectors, strict=True):
                 found[key] = row

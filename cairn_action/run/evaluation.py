@@ -26,7 +26,12 @@ from cairn_action.golden.split import SplitName, split_golden
 from cairn_action.golden.support import resolve_support
 from cairn_action.index.corpus import load_corpus
 from cairn_action.providers.base import Answerer
-from cairn_action.providers.build import build_llm_judge, build_target
+from cairn_action.providers.build import (
+    build_llm_judge,
+    build_query_rewriter,
+    build_reranker,
+    build_target,
+)
 from cairn_action.providers.registry import create_answerer
 from cairn_action.providers.services import ProviderServices
 from cairn_action.retrieval.build import build_retrieval, check_dense_available
@@ -149,6 +154,9 @@ def run_evaluation(
         config, env=env, warn=lambda message: log.write(f"warning: {message}\n")
     )
     judge = _create_judge(loaded, env or {}, services)
+    retrieval = config.retrieval
+    rewriter = build_query_rewriter(config, env or {}, services) if retrieval.rewrite == "llm" else None
+    reranker = build_reranker(config, env or {}, services) if retrieval.rerank == "llm" else None
     if answerer is None and not config.target:
         answerer = create_answerer(config.provider, env, source=loaded.source, services=services)
     model_path = loaded.resolve(config.retrieval.model_path) if config.retrieval.model_path else None
@@ -209,6 +217,8 @@ def run_evaluation(
         started_at=start_time.strftime("%Y-%m-%dT%H:%M:%SZ"),
         environment=environment(),
         embedding_model=built.embedding_model,
+        query_rewriting=rewriter is not None,
+        reranker=reranker is not None,
     )
     deps = CaseDeps(
         store=store,
@@ -221,6 +231,8 @@ def run_evaluation(
         top_k=config.retrieval.top_k,
         depth=config.retrieval.depth,
         golden_lines=dict(golden.line_of),
+        rewriter=rewriter,
+        reranker=reranker,
     )
     path = _artifact_path(options, header, cwd, start_time, log)
     try:

@@ -21,6 +21,7 @@ from cairn_action.retrieval.base import Retriever
 from cairn_action.run.cache import ResultCache, cached_call
 from cairn_action.run.graded import judge_answer, total_cost, total_usage
 from cairn_action.run.models import CaseRecord, JudgeVerdict, ProviderCall, RetrievedChunk
+from cairn_action.run.retrieve import QueryRewriter, Reranker, retrieve_case
 from cairn_action.run.target_case import is_retrieving_target, run_target_case
 from cairn_action.run.verify import verify_citations
 
@@ -52,6 +53,10 @@ class CaseDeps:
     depth: int
     golden_lines: dict[str, int] = field(default_factory=dict)
     clock: Callable[[], float] = time.perf_counter
+    rewriter: QueryRewriter | None = None
+    """`retrieval.rewrite = "llm"`: the provider rewrites each question before retrieval (run/retrieve.py)."""
+    reranker: Reranker | None = None
+    """`retrieval.rerank = "llm"`: the provider re-orders the retrieved chunks."""
     """Seconds, monotonic; only differences are used."""
 
 
@@ -100,7 +105,16 @@ def run_case(case: GoldenCase, deps: CaseDeps) -> CaseRecord:
     spans = deps.support.get(case.id, [])
     support_ids, every_span = support_chunk_ids(deps.store, spans)
     located = case.answerable and bool(spans) and len(spans) == len(case.support) and every_span
-    hits = deps.retriever.retrieve(case.question, deps.depth)
+    found = retrieve_case(
+        case.question,
+        retriever=deps.retriever,
+        depth=deps.depth,
+        cache=deps.cache,
+        clock=deps.clock,
+        rewriter=deps.rewriter,
+        reranker=deps.reranker,
+    )
+    hits = found.hits
     retrieved = [
         RetrievedChunk(chunk_id=h.chunk.chunk_id, doc=h.chunk.doc, rank=h.rank, score=h.score) for h in hits
     ]
@@ -114,14 +128,35 @@ def run_case(case: GoldenCase, deps: CaseDeps) -> CaseRecord:
         "first_overlap_rank": first_rank,
     }
 
+    before = list(found.calls)  # rewrite and rerank calls
+    if found.error is not None:
+        latency = (deps.clock() - started) * 1000.0
+        return CaseRecord(
+            **observed,
+            calls=before,
+            usage=total_usage(before),
+            cost_usd=total_cost(before),
+            status="error",
+            error=found.error,
+            raw_output=found.raw_output,
+            latency_ms=latency,
+        )
     request = AnswerRequest(case_id=case.id, question=case.question, hits=tuple(hits[: deps.top_k]))
     try:
         answered = _answer(deps, request)
     except InfrastructureError as exc:
         latency = (deps.clock() - started) * 1000.0
-        return CaseRecord(**observed, status="error", error=exc.message, latency_ms=latency)
+        return CaseRecord(
+            **observed,
+            calls=before,
+            usage=total_usage(before),
+            cost_usd=total_cost(before),
+            status="error",
+            error=exc.message,
+            latency_ms=latency,
+        )
 
-    result, calls = answered.result, [answered.call]
+    result, calls = answered.result, [*before, answered.call]
     latency = (deps.clock() - started) * 1000.0 - answered.elapsed_ms + answered.call.latency_ms
     spent = {
         "calls": calls,
