@@ -61,8 +61,9 @@ def make_project(root: Path, scale: int, mode: str) -> Path:
     return root
 
 
-def timed_eval(project: Path) -> tuple[float, float, str]:
-    """(wall s, peak RSS MB, the `indexed ...` line) of one `cairn eval` in its own process."""
+def timed_eval(project: Path) -> tuple[float, float, str, float]:
+    """(wall s, peak RSS MB, the `indexed ...` line, user+system CPU s) of one `cairn eval` in its own
+    process. CPU time is printed too because wall time on a shared machine mostly measures the others."""
     done = subprocess.run(
         ["/usr/bin/time", "-v", str(CAIRN), "eval"],
         cwd=project,
@@ -79,7 +80,8 @@ def timed_eval(project: Path) -> tuple[float, float, str]:
     assert wall and rss, done.stderr[-2000:]
     seconds = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
     indexed = next((ln for ln in (done.stdout + done.stderr).splitlines() if ln.startswith("indexed ")), "")
-    return seconds, int(rss.group(1)) / 1024, indexed
+    cpu = sum(float(m) for m in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", done.stderr))
+    return seconds, int(rss.group(1)) / 1024, indexed, cpu
 
 
 def in_process_build(corpus: Path) -> tuple[float, float, float, int]:
@@ -116,12 +118,13 @@ def main() -> None:
                 warm.append(timed_eval(project))
             print(f"{scale}x {args.mode}: {cold[-1][2]}  |  warm: {warm[-1][2]}")
             for name, runs in (("cold", cold), ("warm", warm)):
-                walls = [w for w, _, _ in runs]
-                rss = [r for _, r, _ in runs]
+                walls = [w for w, _, _, _ in runs]
+                rss = [r for _, r, _, _ in runs]
+                cpu = [c for _, _, _, c in runs]
                 print(
                     f"  {name}: median wall {statistics.median(walls):.2f} s "
                     f"(runs {', '.join(f'{w:.2f}' for w in walls)}), "
-                    f"median peak RSS {statistics.median(rss):.0f} MB"
+                    f"median CPU {statistics.median(cpu):.2f} s, median peak RSS {statistics.median(rss):.0f} MB"
                 )
             if args.in_process:
                 builds = [

@@ -4,8 +4,9 @@ Under `<run.cache_dir>/index/`:
 - `chunks-<key>.npz`: each chunk's document, offsets, heading path and table header (the text itself is
   sliced from the corpus again: it is the corpus), keyed by the corpus hash, the chunker's version and
   the chunk size and overlap;
-- `bm25-<key>.npz`: the BM25 score matrix and its vocabulary, keyed by the chunks' key, the tokenizer's
-  version, the indexed-text layout and k1, b;
+- `bm25-<key>.npz` (with `bm25-<key>.data.npy` and `.indices.npy`, memory-mapped): the BM25 score
+  matrix and its vocabulary, keyed by the chunks' key, the tokenizer's version, the indexed-text layout
+  and k1, b;
 - `embeddings/<model sha256>/`: one vector per distinct chunk text (`vector_cache.py`), so a changed
   document re-embeds only its own chunks.
 
@@ -110,29 +111,37 @@ class IndexCache:
             return build_lexical_index(store, k1=k1, b=b)
         key = _key(chunks=chunks_key, tokenizer=TOKENIZER_VERSION, text=INDEX_TEXT_VERSION, k1=k1, b=b)
         path = self.root / f"bm25-{key}.npz"
+        # The score matrix's two big arrays sit beside the .npz as .npy files, memory-mapped when read: a
+        # query touches only its tokens' columns, so most of the matrix never becomes resident.
+        big = {name: self.root / f"bm25-{key}.{name}.npy" for name in ("data", "indices")}
         data = self._read(path)
         if data is not None:
             try:
+                arrays = {
+                    name: np.load(file, mmap_mode="r", allow_pickle=False) for name, file in big.items()
+                }
                 cached = LexicalIndex(
                     vocabulary=tuple(_unstrings(data["vocabulary"])),
-                    data=data["data"],
-                    indices=data["indices"],
+                    data=arrays["data"],
+                    indices=arrays["indices"],
                     indptr=data["indptr"],
                     num_docs=int(data["num_docs"]),
                 )
                 if cached.num_docs != len(store.chunks) or len(cached.indptr) != len(cached.vocabulary) + 1:
                     raise ValueError("written for another chunk store")
-            except (ValueError, KeyError) as exc:
+                if not len(cached.data) == len(cached.indices) == int(cached.indptr[-1]):
+                    raise ValueError("score matrix arrays of different lengths")
+            except (OSError, ValueError, KeyError) as exc:  # a missing or torn .npy is an OSError/ValueError
                 self.stats.problems.append(f"{path}: inconsistent index cache entry ({exc}); rebuilt")
             else:
                 self.stats.bm25 = "cached"
                 return cached
         index = build_lexical_index(store, k1=k1, b=b)
-        save_npz(
+        save_npz(big["data"], array=index.data)
+        save_npz(big["indices"], array=index.indices)
+        save_npz(  # last: its presence says the entry is complete
             path,
             vocabulary=_strings(list(index.vocabulary)),
-            data=index.data,
-            indices=index.indices,
             indptr=index.indptr,
             num_docs=np.asarray(index.num_docs),
         )

@@ -27,12 +27,16 @@ def text_key(text: str) -> str:
 
 
 def save_npz(path: Path, **arrays: np.ndarray) -> None:
-    """Write an .npz atomically (temporary file in the same folder, then os.replace)."""
+    """Write an .npz (or, given one array named `array`, an .npy) atomically: a temporary file in the same
+    folder, then os.replace."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as handle:
-            np.savez(handle, **arrays)  # type: ignore[arg-type]
+            if path.suffix == ".npy":
+                np.save(handle, arrays["array"], allow_pickle=False)
+            else:
+                np.savez(handle, **arrays)  # type: ignore[arg-type]
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
