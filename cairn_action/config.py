@@ -237,15 +237,22 @@ _RETRIEVAL_DEFAULTS = {
 }
 
 
+def prune_retrieval_defaults(data: dict[str, Any]) -> None:
+    """Drop the retrieval keys added after hashes were pinned while they hold their defaults, so configs
+    written before them keep their `config_hash` (and calibrations their system hash)."""
+    retrieval = data.get("retrieval", {})
+    for key, default in _RETRIEVAL_DEFAULTS.items():
+        if key in retrieval and retrieval[key] == default:
+            del retrieval[key]
+
+
 def config_hash(config: Config, embedding_model: str | None = None) -> str:
     """16 hex digits identifying the experiment; paths and run mechanics excluded.
 
     `embedding_model` (`<id> sha256:<file hash>`, dense and hybrid runs) counts too: the same config with
     another model file measures something else."""
     data = config.model_dump(mode="json", exclude=_UNHASHED)
-    for key, default in _RETRIEVAL_DEFAULTS.items():
-        if data["retrieval"][key] == default:
-            del data["retrieval"][key]
+    prune_retrieval_defaults(data)
     if embedding_model is not None:
         data["retrieval"]["embedding_model"] = embedding_model
     # Keys added after the default hash was pinned count only once set, so existing configs keep theirs.
