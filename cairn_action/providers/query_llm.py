@@ -20,6 +20,7 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -56,6 +57,9 @@ class _Result(BaseModel):
     error: str | None = None
 
 
+R = TypeVar("R", bound=_Result)
+
+
 class RewriteResult(_Result):
     """A rewritten query, as cached and recorded."""
 
@@ -66,6 +70,17 @@ class RerankResult(_Result):
     """A reranking: positions (0-based) into the chunks the reranker was shown, best first."""
 
     order: list[int] = Field(default_factory=list)
+
+
+def _unusable(result: type[R], what: str, provider: str, prefix: str, exc: MalformedReply) -> R:
+    """A reply that could not be read at all, as a result with `error` (a paid call stays on the record)."""
+    return result(
+        usage=exc.usage,
+        cost_usd=exc.cost_usd,
+        prompt_prefix_hash=prefix,
+        raw_output=exc.raw,
+        error=f"{what} {provider}: unusable reply: {exc.reason}",
+    )
 
 
 def _key(backend: ChatBackend, version: str, prompt: ChatPrompt) -> str:
@@ -96,13 +111,7 @@ class LLMQueryRewriter:
         try:
             completion = self.backend.complete(prompt)
         except MalformedReply as exc:
-            return RewriteResult(
-                usage=exc.usage,
-                cost_usd=exc.cost_usd,
-                prompt_prefix_hash=prefix,
-                raw_output=exc.raw,
-                error=f"rewrite {self.provider}: unusable reply: {exc.reason}",
-            )
+            return _unusable(RewriteResult, "rewrite", self.provider, prefix, exc)
         passage = completion.text.strip()
         spent = {"usage": completion.usage, "cost_usd": completion.cost_usd, "prompt_prefix_hash": prefix}
         if not passage:
@@ -173,13 +182,7 @@ class LLMReranker:
         try:
             completion = self.backend.complete(prompt)
         except MalformedReply as exc:
-            return RerankResult(
-                usage=exc.usage,
-                cost_usd=exc.cost_usd,
-                prompt_prefix_hash=prefix,
-                raw_output=exc.raw,
-                error=f"rerank {self.provider}: unusable reply: {exc.reason}",
-            )
+            return _unusable(RerankResult, "rerank", self.provider, prefix, exc)
         spent = {"usage": completion.usage, "cost_usd": completion.cost_usd, "prompt_prefix_hash": prefix}
         order = parse_ranking(completion.text, len(chunks))
         if order is None:

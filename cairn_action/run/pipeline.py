@@ -129,32 +129,27 @@ def run_case(case: GoldenCase, deps: CaseDeps) -> CaseRecord:
     }
 
     before = list(found.calls)  # rewrite and rerank calls
-    if found.error is not None:
-        latency = (deps.clock() - started) * 1000.0
+
+    def failed(error: str, raw_output: str | None = None) -> CaseRecord:
+        """An error before any answer: the retrieval calls made so far stay on the record."""
         return CaseRecord(
             **observed,
             calls=before,
             usage=total_usage(before),
             cost_usd=total_cost(before),
             status="error",
-            error=found.error,
-            raw_output=found.raw_output,
-            latency_ms=latency,
+            error=error,
+            raw_output=raw_output,
+            latency_ms=(deps.clock() - started) * 1000.0,
         )
+
+    if found.error is not None:
+        return failed(found.error, found.raw_output)
     request = AnswerRequest(case_id=case.id, question=case.question, hits=tuple(hits[: deps.top_k]))
     try:
         answered = _answer(deps, request)
     except InfrastructureError as exc:
-        latency = (deps.clock() - started) * 1000.0
-        return CaseRecord(
-            **observed,
-            calls=before,
-            usage=total_usage(before),
-            cost_usd=total_cost(before),
-            status="error",
-            error=exc.message,
-            latency_ms=latency,
-        )
+        return failed(exc.message)
 
     result, calls = answered.result, [*before, answered.call]
     latency = (deps.clock() - started) * 1000.0 - answered.elapsed_ms + answered.call.latency_ms
