@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from itertools import chain
 
 import Stemmer
@@ -97,24 +98,30 @@ def _piece_tokens(piece: str) -> tuple[str, ...]:
             if match.group("pct"):
                 tokens.append("percent")
         else:
-            tokens.extend(_split_word(match.group("word")))
+            tokens.extend(_word_cache[match.group("word")])
     return tuple(tokens)
 
 
-class _PieceTokens(dict[str, tuple[str, ...]]):
-    """Piece -> tokens, filled on first sight. A corpus repeats its vocabulary, so nearly every piece is
-    a dictionary hit and `tokenize` stays in C (map over `str.split`) for all but new pieces."""
+class _Memo(dict[str, tuple[str, ...]]):
+    """text -> `compute(text)`, filled on first sight. A corpus repeats its vocabulary, so nearly every
+    lookup is a hit and `tokenize` stays in C (map over `str.split`) for all but new pieces; words are
+    memoised too, as "policy", "policy." and "(policy" are three pieces but one word to stem."""
 
     LIMIT = 1_000_000
 
-    def __missing__(self, piece: str) -> tuple[str, ...]:
+    def __init__(self, compute: Callable[[str], tuple[str, ...]]) -> None:
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, text: str) -> tuple[str, ...]:
         if len(self) >= self.LIMIT:  # bounded: a corpus of endless unique codes cannot grow it forever
             self.clear()
-        tokens = self[piece] = _piece_tokens(piece)
+        tokens = self[text] = self.compute(text)
         return tokens
 
 
-_piece_cache = _PieceTokens()
+_word_cache = _Memo(lambda word: tuple(_split_word(word)))
+_piece_cache = _Memo(_piece_tokens)
 
 
 def tokenize(text: str) -> list[str]:
