@@ -3,6 +3,7 @@ the model itself when the dense extra is installed."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 from pathlib import Path
@@ -68,7 +69,7 @@ def test_dense__cosine_order_with_ties_by_chunk_id() -> None:
     hits = _dense(_store()).retrieve("heads-up before time off", 4)
     assert _docs(hits) == "cabd"
     assert [round(h.score, 6) for h in hits[:3]] == [1.0, 0.8, 0.6]
-    assert all(later.score < earlier.score for earlier, later in zip(hits, hits[1:], strict=False))
+    assert all(later.score < earlier.score for earlier, later in itertools.pairwise(hits))
 
 
 def test_rrf__two_rankings__scores_are_the_sum_of_reciprocal_ranks() -> None:
