@@ -103,11 +103,24 @@ class ChunkingConfig(_Section):
 
 
 class RetrievalConfig(_Section):
-    mode: Literal["bm25"] = "bm25"
+    mode: Literal["bm25", "dense", "hybrid"] = "bm25"
+    """`dense` and `hybrid` embed the chunks and need `pip install 'cairn-action[dense]'`."""
     top_k: int = Field(default=5, ge=1, le=100)
     """Chunks handed to the answerer."""
     depth: int = Field(default=10, ge=10, le=1000)
     """Chunks ranked for the retrieval metrics (at least 10, for recall@10 and nDCG@10)."""
+    fusion: Literal["rrf"] = "rrf"
+    """How `hybrid` combines BM25 and dense: reciprocal rank fusion."""
+    rrf_k: int = Field(default=60, ge=1, le=1000)
+    """RRF's k: a chunk at rank r of a ranking adds 1 / (k + r)."""
+    candidates: int = Field(default=100, ge=10, le=10000)
+    """Chunks each of BM25 and dense ranks before `hybrid` fuses them."""
+    model_path: str | None = None
+    """A folder with model.onnx and tokenizer.json; default: all-MiniLM-L6-v2 (int8) from the extra."""
+    rewrite: Literal["none", "llm"] = "none"
+    """`llm`: the provider rewrites the question into the corpus's words before retrieval."""
+    rerank: Literal["none", "llm"] = "none"
+    """`llm`: the provider re-orders the top `depth` chunks."""
 
 
 class ProviderConfig(_Section):
@@ -359,6 +372,7 @@ _UNHASHED: dict[str, Any] = {
     "corpus": {"path"},
     "golden": {"path"},
     "run": True,
+    "retrieval": {"model_path"},
     "calibration": {"path"},
     "provider": {"api_key_env", "timeout_s", "max_retries", "requests_per_minute"},
     "judge": {"api_key_env"},
@@ -369,9 +383,30 @@ _UNHASHED: dict[str, Any] = {
 }
 
 
-def config_hash(config: Config) -> str:
-    """16 hex digits identifying the experiment; paths and run mechanics excluded."""
+_RETRIEVAL_DEFAULTS = {
+    key: RetrievalConfig.model_fields[key].default
+    for key in ("fusion", "rrf_k", "candidates", "rewrite", "rerank")
+}
+
+
+def prune_retrieval_defaults(data: dict[str, Any]) -> None:
+    """Drop the retrieval keys added after hashes were pinned while they hold their defaults, so configs
+    written before them keep their `config_hash` (and calibrations their system hash)."""
+    retrieval = data.get("retrieval", {})
+    for key, default in _RETRIEVAL_DEFAULTS.items():
+        if key in retrieval and retrieval[key] == default:
+            del retrieval[key]
+
+
+def config_hash(config: Config, embedding_model: str | None = None) -> str:
+    """16 hex digits identifying the experiment; paths and run mechanics excluded.
+
+    `embedding_model` (`<id> sha256:<file hash>`, dense and hybrid runs) counts too: the same config with
+    another model file measures something else."""
     data = config.model_dump(mode="json", exclude=_UNHASHED)
+    prune_retrieval_defaults(data)
+    if embedding_model is not None:
+        data["retrieval"]["embedding_model"] = embedding_model
     # Keys added after the default hash was pinned count only once set, so existing configs keep theirs.
     for key in ("provider", "base_url"):
         if data["judge"][key] is None:

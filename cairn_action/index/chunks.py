@@ -19,6 +19,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 from cairn_action.index.corpus import Corpus, Document
 
@@ -31,6 +32,8 @@ _SENTENCE_END = re.compile(r"""[.!?]["')\]]?\s+(?=[A-Z0-9"'(\[£$€*])""")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _LINE_ITEM = re.compile(r"^\s*(\||[-*+]\s|\d+[.)]\s)")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
+_ITEM_STARTS = frozenset("|-*+0123456789")
+"""First characters (after indentation) a `_LINE_ITEM` line can have: a cheap test before the regex."""
 
 _SECTION, _PARAGRAPH, _LINE = 3, 2, 1
 
@@ -57,9 +60,11 @@ class Chunk:
         return "\n".join(part for part in (self.heading, self.table_header) if part)
 
 
-@dataclass(frozen=True)
-class Piece:
-    """A unit the chunker never splits: a heading, a table row, a list item or a sentence."""
+class Piece(NamedTuple):
+    """A unit the chunker never splits: a heading, a table row, a list item or a sentence.
+
+    A named tuple rather than a frozen dataclass: a corpus has ~10 pieces per chunk, and building them
+    was a visible part of indexing."""
 
     start: int
     end: int
@@ -111,6 +116,7 @@ def split_pieces(text: str, size: int) -> list[Piece]:
     """The unsplittable pieces of a markdown text, in order, none longer than `size` (headings aside)."""
     pieces: list[Piece] = []
     path: list[tuple[int, str]] = []  # (level, title)
+    context = ""  # " > ".join of the path's titles, rebuilt only when a heading changes the path
     header_row = ""
     boundary = _SECTION
     pos = 0
@@ -123,26 +129,35 @@ def split_pieces(text: str, size: int) -> list[Piece]:
             continue
         begin = line_start + (len(line) - len(line.lstrip()))
         finish = line_start + len(line.rstrip())
-        heading = _HEADING.match(stripped)
+        first = stripped[0]
+        heading = _HEADING.match(stripped) if first == "#" else None
         if heading:
             level = len(heading.group(1))
             path = [(lv, t) for lv, t in path if lv < level] + [(level, heading.group(2))]
-            pieces.append(Piece(begin, finish, " > ".join(t for _, t in path), "", True, False, _SECTION))
+            context = " > ".join(t for _, t in path)
+            pieces.append(Piece(begin, finish, context, "", True, False, _SECTION))
             boundary = _PARAGRAPH
             header_row = ""
             continue
-        context = " > ".join(t for _, t in path)
-        if _LINE_ITEM.match(line):
-            is_row = stripped.startswith("|")
+        if first in _ITEM_STARTS and _LINE_ITEM.match(line):
+            is_row = first == "|"
             if is_row and _TABLE_RULE.match(stripped) and pieces and not header_row:
                 header_row = text[pieces[-1].start : pieces[-1].end]
-            spans = _hard_split(text, begin, finish, size)
             row_header = header_row if is_row else ""
-            for i, (s, e) in enumerate(spans):
-                pieces.append(Piece(s, e, context, row_header, False, is_row, boundary if i == 0 else _LINE))
+            if finish - begin <= size:
+                pieces.append(Piece(begin, finish, context, row_header, False, is_row, boundary))
+            else:
+                spans = _hard_split(text, begin, finish, size)
+                for i, (s, e) in enumerate(spans):
+                    piece = Piece(s, e, context, row_header, False, is_row, boundary if i == 0 else _LINE)
+                    pieces.append(piece)
             boundary = _LINE
             continue
         for s, e in sentence_spans(text, begin, finish):
+            if e - s <= size:
+                pieces.append(Piece(s, e, context, "", False, False, boundary))
+                boundary = _LINE
+                continue
             for i, (hs, he) in enumerate(_hard_split(text, s, e, size)):
                 pieces.append(Piece(hs, he, context, "", False, False, boundary if i == 0 else _LINE))
                 boundary = _LINE
@@ -179,29 +194,39 @@ def _next_start(pieces: list[Piece], first: int, end: int, overlap: int) -> int:
     return nxt
 
 
-def chunk_document(document: Document, size: int, overlap: int) -> list[Chunk]:
-    """Cut one document into chunks of about `size` characters sharing about `overlap` characters."""
-    pieces = split_pieces(document.text, size)
-    chunks: list[Chunk] = []
+def chunk_spans(text: str, size: int, overlap: int) -> list[tuple[int, int, str, str]]:
+    """(start, end, heading path, table header) of each chunk of a document's `text`."""
+    pieces = split_pieces(text, size)
+    spans = []
     first = 0
     while first < len(pieces):
         end = _choose_end(pieces, first, size)
         head = pieces[first]
-        start, stop = head.start, pieces[end - 1].end
         parent = head.heading.rpartition(" > ")[0] if head.is_heading else head.heading
-        chunks.append(
-            Chunk(
-                chunk_id=make_chunk_id(document.path, start, stop),
-                doc=document.path,
-                start=start,
-                end=stop,
-                text=document.text[start:stop],
-                heading=parent,
-                table_header=head.table_header,
-            )
-        )
+        spans.append((head.start, pieces[end - 1].end, parent, head.table_header))
         first = _next_start(pieces, first, end, overlap)
-    return chunks
+    return spans
+
+
+def _chunks_of(document: Document, spans: list[tuple[int, int, str, str]]) -> list[Chunk]:
+    path, text = document.path, document.text
+    return [
+        Chunk(
+            chunk_id=make_chunk_id(path, start, stop),
+            doc=path,
+            start=start,
+            end=stop,
+            text=text[start:stop],
+            heading=heading,
+            table_header=table_header,
+        )
+        for start, stop, heading, table_header in spans
+    ]
+
+
+def chunk_document(document: Document, size: int, overlap: int) -> list[Chunk]:
+    """Cut one document into chunks of about `size` characters sharing about `overlap` characters."""
+    return _chunks_of(document, chunk_spans(document.text, size, overlap))
 
 
 @dataclass(frozen=True)
@@ -249,10 +274,17 @@ class ChunkStore:
 
 
 def build_store(corpus: Corpus, size: int, overlap: int) -> ChunkStore:
-    """Chunk every document of `corpus` (documents in path order, chunks in document order)."""
+    """Chunk every document of `corpus` (documents in path order, chunks in document order).
+
+    Documents with identical text (copies in several folders, a page kept under two names) are cut
+    once: the cut depends on the text alone, only the chunk ids carry the path."""
     if overlap >= size:
         raise ValueError(f"overlap ({overlap}) must be smaller than size ({size})")
     chunks: list[Chunk] = []
+    cuts: dict[str, list[tuple[int, int, str, str]]] = {}
     for document in corpus.documents:
-        chunks.extend(chunk_document(document, size, overlap))
+        spans = cuts.get(document.text)
+        if spans is None:
+            spans = cuts[document.text] = chunk_spans(document.text, size, overlap)
+        chunks.extend(_chunks_of(document, spans))
     return ChunkStore(chunks=tuple(chunks), size=size, overlap=overlap)

@@ -20,6 +20,7 @@ from cairn_action.providers.llm_judge import LLMJudge
 from cairn_action.providers.openai_compat import DEFAULT_BASE_URL as OPENAI_BASE_URL
 from cairn_action.providers.openai_compat import OpenAIChat
 from cairn_action.providers.prices import unknown_price_warning
+from cairn_action.providers.query_llm import LLMQueryRewriter, LLMReranker
 from cairn_action.providers.services import ProviderServices, require_key
 from cairn_action.providers.target import HttpTarget, PassageLocator, PythonTarget, load_python_target
 
@@ -174,3 +175,26 @@ def build_target(
         )
     target.locator = PassageLocator(documents)
     return target
+
+
+def _retrieval_backend(
+    config: Config, env: Mapping[str, str], services: ProviderServices, key: str
+) -> ChatBackend:
+    """The answering provider's chat model, for `retrieval.<key> = "llm"` (rewrite, rerank)."""
+    if config.provider.name not in CHAT_PROVIDERS:
+        raise ConfigError(
+            f'retrieval.{key} = "llm" needs a chat provider, and [provider] name is '
+            f"'{config.provider.name}'",
+            f'set [provider] name = "openai" (or "anthropic"), or retrieval.{key} = "none"',
+        )
+    return build_chat_backend(provider_settings(config.provider), env, services)
+
+
+def build_query_rewriter(
+    config: Config, env: Mapping[str, str], services: ProviderServices
+) -> LLMQueryRewriter:
+    return LLMQueryRewriter(_retrieval_backend(config, env, services, "rewrite"))
+
+
+def build_reranker(config: Config, env: Mapping[str, str], services: ProviderServices) -> LLMReranker:
+    return LLMReranker(_retrieval_backend(config, env, services, "rerank"))

@@ -60,7 +60,7 @@ def check_run_matches(header: RunHeader, golden: GoldenSet, config: Config, *, w
             f"(hash {golden.content_hash[:12]})",
             "score a run with the golden set it was made on, or run `cairn eval` again",
         )
-    expected = config_hash(config)
+    expected = config_hash(config, header.embedding_model)
     if header.config_hash != expected:
         raise DataError(
             f"{where}: the run was made with config hash {header.config_hash} ({header.config_name}), "
@@ -247,6 +247,8 @@ def _notes(
         retrieval_mode=header.retrieval_mode,
         retrieval_depth=header.depth,
         top_k=header.top_k,
+        reranker=header.reranker,
+        query_rewriting=header.query_rewriting,
         budget=BudgetCheck(
             max_cost_usd=limit,
             spent_usd=spent,
@@ -260,6 +262,7 @@ def _notes(
         deterministic=header.deterministic,
         extra_samples=extra_samples_note(later),
         gate_policy=config.gate.model_dump(mode="json"),
+        extra={"embedding_model": header.embedding_model} if header.embedding_model else {},
     )
 
 

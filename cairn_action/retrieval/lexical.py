@@ -10,13 +10,16 @@ the ranking from scores alone (trec_eval sorts by score) gets Cairn's order back
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
-import bm25s
 import numpy as np
 
 from cairn_action.index.chunks import Chunk, ChunkStore
 from cairn_action.retrieval.base import Hit
 from cairn_action.retrieval.tokenizer import tokenize
+
+INDEX_TEXT_VERSION = "heading-header-text-1"
+"""What `index_text` joins, in which order: part of the index cache's key."""
 
 
 def index_text(chunk: Chunk) -> str:
@@ -34,39 +37,107 @@ def strictly_decreasing(scores: list[float]) -> list[float]:
     return result
 
 
+@dataclass(frozen=True)
+class LexicalIndex:
+    """A built BM25 index: bm25s's sparse score matrix (CSC over the vocabulary) and the vocabulary.
+
+    What the index cache stores; `vocabulary[i]` is the token of column i."""
+
+    vocabulary: tuple[str, ...]
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    num_docs: int
+
+
+class _Vocabulary(dict[str, int]):
+    """Token -> id, a new token taking the next id (so `map(vocabulary.__getitem__, tokens)` stays in C)."""
+
+    def __missing__(self, token: str) -> int:
+        token_id = self[token] = len(self)
+        return token_id
+
+
+def build_lexical_index(store: ChunkStore, *, k1: float, b: float) -> LexicalIndex:
+    """Tokenize every chunk once and build the BM25 matrix from token ids (bm25s then builds no vocabulary
+    of its own: before, it and the retriever each built one). Chunks with identical indexed text (a
+    document copied into several folders) are tokenized once."""
+    vocabulary = _Vocabulary()
+    seen: dict[str, list[int]] = {}
+    corpus_ids = []
+    for chunk in store.chunks:
+        text = index_text(chunk)
+        ids = seen.get(text)
+        if ids is None:
+            tokens = tokenize(text) or [""]  # an empty chunk still has a length of one
+            ids = seen[text] = list(map(vocabulary.__getitem__, tokens))
+        corpus_ids.append(ids)
+    if not corpus_ids:
+        empty = np.zeros(0)
+        return LexicalIndex((), empty, empty.astype(np.int32), np.zeros(1, dtype=np.int32), 0)
+    import bm25s  # only to build: a cached index is scored here without it (and its scipy import)
+
+    bm25 = bm25s.BM25(k1=k1, b=b, method="lucene", dtype="float64")
+    bm25.index((corpus_ids, dict(vocabulary)), create_empty_token=False, show_progress=False)
+    scores = bm25.scores
+    return LexicalIndex(
+        vocabulary=tuple(vocabulary),
+        data=scores["data"],
+        indices=scores["indices"],
+        indptr=scores["indptr"],
+        num_docs=int(scores["num_docs"]),
+    )
+
+
 class BM25Retriever:
     """Lexical retrieval over every chunk of a store; only chunks sharing a query term are returned."""
 
     mode = "bm25"
 
-    def __init__(self, store: ChunkStore, *, k1: float = 1.2, b: float = 0.75) -> None:
+    def __init__(
+        self, store: ChunkStore, *, k1: float = 1.2, b: float = 0.75, index: LexicalIndex | None = None
+    ) -> None:
+        """`index`: one built earlier for this store with these k1 and b (from the index cache)."""
         self.store = store
         self.k1 = k1
         self.b = b
         self._chunks = store.chunks
-        corpus_tokens = [tokenize(index_text(c)) or [""] for c in self._chunks]
-        self._vocabulary = {token for tokens in corpus_tokens for token in tokens}
-        self._bm25 = bm25s.BM25(k1=k1, b=b, method="lucene", dtype="float64")
-        if self._chunks:
-            self._bm25.index(corpus_tokens, show_progress=False)
+        self.index = index if index is not None else build_lexical_index(store, k1=k1, b=b)
+        self._vocabulary = {token: i for i, token in enumerate(self.index.vocabulary)}
+        self._id_order: np.ndarray | None = None
 
     def scores(self, query: str) -> np.ndarray:
         """The BM25 score of every chunk of the store for `query`, in store order."""
-        tokens = [t for t in tokenize(query) if t in self._vocabulary]
-        if not tokens or not self._chunks:
-            return np.zeros(len(self._chunks), dtype=np.float64)
-        return np.asarray(self._bm25.get_scores(tokens), dtype=np.float64)
+        ids = [self._vocabulary[t] for t in tokenize(query) if t in self._vocabulary]
+        scores = np.zeros(len(self._chunks), dtype=np.float64)
+        index = self.index
+        for token_id in ids:  # query order, repeats included: the sums are bm25s's own, bit for bit
+            start, end = index.indptr[token_id], index.indptr[token_id + 1]
+            np.add.at(scores, index.indices[start:end], index.data[start:end])
+        return scores
+
+    def _chunk_id_rank(self) -> np.ndarray:
+        """Each chunk's position in chunk-id order: the tie-break, as an array."""
+        if self._id_order is None:
+            order = sorted(range(len(self._chunks)), key=lambda i: self._chunks[i].chunk_id)
+            rank = np.empty(len(order), dtype=np.int64)
+            rank[order] = np.arange(len(order))
+            self._id_order = rank
+        return self._id_order
 
     def retrieve(self, query: str, depth: int) -> list[Hit]:
         """The `depth` best chunks for `query`, best first; ties ordered by chunk id."""
         if depth <= 0:
             return []
         raw = self.scores(query)
-        candidates = [(float(raw[i]), c.chunk_id, i) for i, c in enumerate(self._chunks) if raw[i] > 0]
-        candidates.sort(key=lambda item: (-item[0], item[1]))
-        top = candidates[:depth]
-        scores = strictly_decreasing([score for score, _, _ in top])
+        candidates = np.flatnonzero(raw > 0)
+        if len(candidates) > depth:  # keep every chunk scoring at least the depth-th best (ties too)
+            floor = np.partition(raw[candidates], len(candidates) - depth)[len(candidates) - depth]
+            candidates = candidates[raw[candidates] >= floor]
+        order = np.lexsort((self._chunk_id_rank()[candidates], -raw[candidates]))
+        top = candidates[order[:depth]]
+        scores = strictly_decreasing([float(raw[i]) for i in top])
         return [
             Hit(chunk=self._chunks[i], rank=rank, score=score)
-            for rank, ((_, _, i), score) in enumerate(zip(top, scores, strict=True), start=1)
+            for rank, (i, score) in enumerate(zip(top.tolist(), scores, strict=True), start=1)
         ]

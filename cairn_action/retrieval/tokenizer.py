@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 import threading
-from functools import lru_cache
+from collections.abc import Callable
+from itertools import chain
 
 import Stemmer
 
@@ -30,6 +31,11 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
+# Whitespace is never inside a `_TOKEN` match and is neither a word character nor "-", so `\b` and
+# `(?![\w-])` see the same thing at a whitespace-delimited piece's ends as at the text's ends: the
+# matches of a text are the matches of its pieces, each found on its own. `str.split` finds the pieces in
+# C, and a piece seen before is a dictionary hit; the alternation above, tried at every position of the
+# text, was most of the cost of indexing.
 
 STOPWORDS = frozenset(
     """
@@ -58,12 +64,6 @@ def stem(word: str) -> str:
     return _stemmers.english.stemWord(word)
 
 
-@lru_cache(maxsize=65536)
-def _word_tokens(word: str) -> tuple[str, ...]:
-    """Tokens of one matched word; cached, because a corpus repeats its vocabulary (about 10x faster)."""
-    return tuple(_split_word(word))
-
-
 def _split_word(word: str) -> list[str]:
     word = word.replace("\u2019", "'")
     if "'" in word:
@@ -87,10 +87,10 @@ def _normal(word: str) -> str:
     return stem(word) if word.isalpha() else word
 
 
-def tokenize(text: str) -> list[str]:
-    """Lexical tokens of `text`, in order, with repeats (see the module docstring for the rules)."""
+def _piece_tokens(piece: str) -> tuple[str, ...]:
+    """Tokens of one whitespace-free piece of lower-cased text, in order."""
     tokens: list[str] = []
-    for match in _TOKEN.finditer(text.lower()):
+    for match in _TOKEN.finditer(piece):
         if match.group("time"):
             tokens.append(match.group("time"))
         elif match.group("number"):
@@ -98,5 +98,32 @@ def tokenize(text: str) -> list[str]:
             if match.group("pct"):
                 tokens.append("percent")
         else:
-            tokens.extend(_word_tokens(match.group("word")))
-    return tokens
+            tokens.extend(_word_cache[match.group("word")])
+    return tuple(tokens)
+
+
+class _Memo(dict[str, tuple[str, ...]]):
+    """text -> `compute(text)`, filled on first sight. A corpus repeats its vocabulary, so nearly every
+    lookup is a hit and `tokenize` stays in C (map over `str.split`) for all but new pieces; words are
+    memoised too, as "policy", "policy." and "(policy" are three pieces but one word to stem."""
+
+    LIMIT = 1_000_000
+
+    def __init__(self, compute: Callable[[str], tuple[str, ...]]) -> None:
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, text: str) -> tuple[str, ...]:
+        if len(self) >= self.LIMIT:  # bounded: a corpus of endless unique codes cannot grow it forever
+            self.clear()
+        tokens = self[text] = self.compute(text)
+        return tokens
+
+
+_word_cache = _Memo(lambda word: tuple(_split_word(word)))
+_piece_cache = _Memo(_piece_tokens)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lexical tokens of `text`, in order, with repeats (see the module docstring for the rules)."""
+    return list(chain.from_iterable(map(_piece_cache.__getitem__, text.lower().split())))

@@ -118,7 +118,7 @@ def cached_call(
     *,
     clock: Callable[[], float],
     started: float,
-    role: Literal["answer", "judge"],
+    role: Literal["answer", "judge", "rewrite", "rerank"],
     provider: str,
     model_name: str,
 ) -> tuple[R, ProviderCall]:

@@ -18,6 +18,7 @@ from cairn_action.providers.base import Answerer
 from cairn_action.retrieval.base import Retriever
 from cairn_action.run.cache import ResultCache
 from cairn_action.run.models import JudgeVerdict
+from cairn_action.run.retrieve import QueryRewriter, Reranker
 
 
 class Judge(Protocol):
@@ -49,3 +50,7 @@ class CaseDeps:
     """Planted in the answerer's system prompt (`cairn attack`'s prompt extraction)."""
     clock: Callable[[], float] = time.perf_counter
     """Seconds, monotonic; only differences are used."""
+    rewriter: QueryRewriter | None = None
+    """`retrieval.rewrite = "llm"`: the provider rewrites each question before retrieval (run/retrieve.py)."""
+    reranker: Reranker | None = None
+    """`retrieval.rerank = "llm"`: the provider re-orders the retrieved chunks."""

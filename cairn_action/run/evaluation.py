@@ -25,13 +25,19 @@ from cairn_action.golden.load import golden_warnings, load_golden
 from cairn_action.golden.models import GoldenCase, GoldenSet
 from cairn_action.golden.split import SplitName, split_golden
 from cairn_action.golden.support import resolve_support
-from cairn_action.index.chunks import Chunk, build_store
+from cairn_action.index.chunks import Chunk
 from cairn_action.index.corpus import load_corpus
 from cairn_action.providers.base import Answerer
-from cairn_action.providers.build import build_llm_judge, build_target
+from cairn_action.providers.build import (
+    build_llm_judge,
+    build_query_rewriter,
+    build_reranker,
+    build_target,
+)
 from cairn_action.providers.registry import create_answerer
 from cairn_action.providers.services import ProviderServices
-from cairn_action.retrieval.lexical import BM25Retriever
+from cairn_action.retrieval.build import build_retrieval, check_dense_available
+from cairn_action.retrieval.index_cache import IndexCache
 from cairn_action.run.artifact import read_artifact, read_header
 from cairn_action.run.cache import ResultCache
 from cairn_action.run.deps import CaseDeps, Judge
@@ -44,6 +50,8 @@ from cairn_action.run.shard import ShardSpec
 from cairn_action.run.target_case import is_retrieving_target
 from cairn_action.sample.generate import ensure_sample_corpus
 
+INDEX_CACHE_DIR = "index"
+"""The index cache's folder under run.cache_dir (chunks, BM25, embeddings: retrieval/index_cache.py)."""
 RUNS_DIR = Path("reports") / "runs"
 """Where artifacts go by default, relative to the working folder: `<config>[-shard-I-of-N]-<UTC>.jsonl`."""
 
@@ -199,10 +207,15 @@ def run_evaluation(
     )
     try:
         judge = judge or _create_judge(loaded, env or {}, services)
+        retrieval = config.retrieval
+        rewriter = build_query_rewriter(config, env or {}, services) if retrieval.rewrite == "llm" else None
+        reranker = build_reranker(config, env or {}, services) if retrieval.rerank == "llm" else None
         if answerer is None and not config.target:
             answerer = create_answerer(config.provider, env, source=loaded.source, services=services)
     except ConfigError as exc:
         raise loaded.located(exc) from None
+    model_path = loaded.resolve(config.retrieval.model_path) if config.retrieval.model_path else None
+    check_dense_available(config.retrieval, model_path)  # before any provider is called
     golden = load_golden(loaded.golden_path)  # before the sample corpus is written: bad input writes nothing
     corpus_dir = loaded.corpus_dir
     # The generated sample is data/sample under the project (variant configs in configs/ name it
@@ -232,17 +245,25 @@ def run_evaluation(
             raise loaded.located(exc) from None
 
     started = time.perf_counter()
-    store = build_store(corpus, config.chunking.size, config.chunking.overlap)
-    retriever = BM25Retriever(store)
+    built = build_retrieval(
+        corpus,
+        config.chunking,
+        config.retrieval,
+        cache=IndexCache(loaded.cache_dir / INDEX_CACHE_DIR),
+        model_path=model_path,
+    )
+    store, retriever = built.store, built.retriever
     log.write(
         f"indexed {len(corpus.documents)} documents as {len(store.chunks)} chunks "
-        f"in {time.perf_counter() - started:.2f}s\n"
+        f"in {time.perf_counter() - started:.2f}s ({built.summary})\n"
     )
+    for problem in built.problems:
+        log.write(f"note: {problem}\n")
     start_time = now()
     header = RunHeader(
         cairn_version=__version__,
         config_name=config.name,
-        config_hash=config_hash(config),
+        config_hash=config_hash(config, built.embedding_model),
         corpus_hash=corpus.corpus_hash,
         golden_version=golden.version,
         golden_hash=golden.content_hash,
@@ -258,6 +279,9 @@ def run_evaluation(
         started_at=start_time.strftime("%Y-%m-%dT%H:%M:%SZ"),
         environment=environment(),
         deterministic=is_deterministic(answerer, judge),
+        embedding_model=built.embedding_model,
+        query_rewriting=rewriter is not None,
+        reranker=reranker is not None,
     )
     deps = CaseDeps(
         store=store,
@@ -272,6 +296,8 @@ def run_evaluation(
         golden_lines=dict(golden.line_of),
         planted=options.planted,
         system_canary=options.system_canary,
+        rewriter=rewriter,
+        reranker=reranker,
     )
     try:
         with ExitStack() as locks:

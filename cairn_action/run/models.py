@@ -64,6 +64,12 @@ class RunHeader(_Model):
     deterministic: bool = False
     """The answerer and the judge both declare that they answer the same way every time (the stub and
     the lexical judge): one sample per case is then the whole truth, and no case is asked twice."""
+    embedding_model: str | None = None
+    """Dense and hybrid: `<model id> sha256:<model file hash>` (also in config_hash)."""
+    query_rewriting: bool = False
+    """The provider rewrote each question before retrieval (`retrieval.rewrite = "llm"`)."""
+    reranker: bool = False
+    """The provider re-ordered the retrieved chunks (`retrieval.rerank = "llm"`)."""
 
 
 class RetrievedChunk(_Model):
@@ -109,7 +115,7 @@ class Usage(_Model):
 class ProviderCall(_Model):
     """One answerer or judge call, in order, for cost, tokens and the prompt-prefix cache rate."""
 
-    role: Literal["answer", "judge", "verify"]
+    role: Literal["answer", "judge", "verify", "rewrite", "rerank"]
     provider: str
     model: str
     cached: bool

@@ -20,6 +20,7 @@ from cairn_action.run.cache import cached_call
 from cairn_action.run.deps import CaseDeps
 from cairn_action.run.graded import judge_answer, total_cost, total_usage
 from cairn_action.run.models import CaseRecord, ProviderCall, RetrievedChunk
+from cairn_action.run.retrieve import retrieve_case
 from cairn_action.run.target_case import is_retrieving_target, run_target_case
 from cairn_action.run.verify import verify_citations
 
@@ -97,7 +98,16 @@ def run_case(case: GoldenCase, deps: CaseDeps, sample: int = 0) -> CaseRecord:
     spans = deps.support.get(case.id, [])
     support_ids, every_span = support_chunk_ids(deps.store, spans)
     located = case.answerable and bool(spans) and len(spans) == len(case.support) and every_span
-    hits = deps.retriever.retrieve(case.question, deps.depth)
+    found = retrieve_case(
+        case.question,
+        retriever=deps.retriever,
+        depth=deps.depth,
+        cache=deps.cache,
+        clock=deps.clock,
+        rewriter=deps.rewriter,
+        reranker=deps.reranker,
+    )
+    hits = found.hits
     retrieved = [
         RetrievedChunk(chunk_id=h.chunk.chunk_id, doc=h.chunk.doc, rank=h.rank, score=h.score) for h in hits
     ]
@@ -111,6 +121,23 @@ def run_case(case: GoldenCase, deps: CaseDeps, sample: int = 0) -> CaseRecord:
         "first_overlap_rank": first_rank,
     }
 
+    before = list(found.calls)  # rewrite and rerank calls
+
+    def failed(error: str, raw_output: str | None = None) -> CaseRecord:
+        """An error before any answer: the retrieval calls made so far stay on the record."""
+        return CaseRecord(
+            **observed,
+            calls=before,
+            usage=total_usage(before),
+            cost_usd=total_cost(before),
+            status="error",
+            error=error,
+            raw_output=raw_output,
+            latency_ms=(deps.clock() - started) * 1000.0,
+        )
+
+    if found.error is not None:
+        return failed(found.error, found.raw_output)
     request = AnswerRequest(
         case_id=case.id,
         question=case.question,
@@ -121,10 +148,9 @@ def run_case(case: GoldenCase, deps: CaseDeps, sample: int = 0) -> CaseRecord:
     try:
         answered = _answer(deps, request)
     except InfrastructureError as exc:
-        latency = (deps.clock() - started) * 1000.0
-        return CaseRecord(**observed, status="error", error=exc.message, latency_ms=latency)
+        return failed(exc.message)
 
-    result, calls = answered.result, [answered.call]
+    result, calls = answered.result, [*before, answered.call]
     latency = (deps.clock() - started) * 1000.0 - answered.elapsed_ms + answered.call.latency_ms
     spent = {
         "calls": calls,

@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy.stats import beta as beta_dist
-from scipy.stats import binom
+
+# scipy.stats is imported where it is used: importing it costs more than a whole `cairn eval` from a warm
+# index cache, and only calibrating (and advising) needs it.
 
 CalibrationStatus = Literal["certified", "not_achievable"]
 StartRule = Literal["auto", "zero_error", "one_error"]
@@ -44,6 +45,8 @@ ALPHA_GRID: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
 
 def p_value(errors: int, answered: int, alpha: float) -> float:
     """Exact binomial p-value of H0 "risk > alpha": P(Binomial(answered, alpha) <= errors)."""
+    from scipy.stats import binom
+
     return float(binom.cdf(errors, answered, alpha))
 
 
@@ -51,6 +54,8 @@ def upper_bound(errors: int, answered: int, delta: float) -> float:
     """One-sided (1 - delta) Clopper-Pearson upper bound on the error rate; p_value <= delta iff <= alpha."""
     if errors >= answered:
         return 1.0
+    from scipy.stats import beta as beta_dist
+
     return float(beta_dist.ppf(1.0 - delta, errors + 1, answered - errors))
 
 
@@ -175,6 +180,9 @@ def fit_threshold(
     ends = np.nonzero(last_of_tie)[0]
     ends = ends[ends + 1 >= begin]  # not testable yet: the start depends on confidences only
     answered_at, errors_at = ends + 1, cum_errors[ends]
+    from scipy.stats import beta as beta_dist
+    from scipy.stats import binom
+
     p_values = binom.cdf(errors_at, answered_at, alpha)
     failed = np.nonzero(p_values > delta)[0]
     stop = int(failed[0]) + 1 if len(failed) else len(ends)
@@ -229,6 +237,8 @@ def answered_cases_needed(
     """Fewest answered calibration cases that pass at a steady `error_rate`; None if it never would."""
     if error_rate >= alpha:
         return None
+    from scipy.stats import binom
+
     # One vectorised binomial call over every candidate size, rather than one call per size.
     sizes = np.arange(k_min(alpha, delta), limit + 1)
     passing = np.nonzero(binom.cdf(np.floor(error_rate * sizes), sizes, alpha) <= delta)[0]

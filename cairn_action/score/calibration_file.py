@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cairn_action.config import _UNHASHED, Config
+from cairn_action.config import _UNHASHED, Config, prune_retrieval_defaults
 from cairn_action.golden.split import SplitSummary
 from cairn_action.score.calibration import CalibrationStatus, ThresholdFit
 
@@ -32,6 +32,7 @@ def system_hash(config: Config) -> str:
     Narrower than `config_hash`: editing the gate policy or the budget does not invalidate a calibration.
     """
     data = config.model_dump(mode="json", exclude=_NOT_SYSTEM)
+    prune_retrieval_defaults(data)
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 

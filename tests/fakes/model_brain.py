@@ -66,5 +66,34 @@ def grade(user: str) -> str:
     )
 
 
+# What the fake "knows" about a corpus's vocabulary when asked to rewrite a question (query rewriting):
+# an employee's words on the left, a handbook's on the right.
+THESAURUS = {
+    "heads-up": "inform notice",
+    "disappear": "leave absence",
+    "boss": "manager",
+    "refund": "reimbursement",
+}
+_NUMBERED = re.compile(r"^\[(\d+)\] (.*)$", re.MULTILINE)
+
+
+def rewrite(user: str) -> str:
+    """A 'hypothetical passage': the question with every known word replaced by the corpus's words."""
+    question = user.rsplit("Question:", 1)[-1].strip()
+    return " ".join(THESAURUS.get(w.strip("?.,").lower(), w) for w in question.split())
+
+
+def rerank(user: str) -> str:
+    """Passage numbers by words shared with the question, most first (ties: the lower number first)."""
+    question = user.split("Question:", 1)[-1].split("\nPassages:", 1)[0]
+    wanted = words(question)
+    scored = [(-len(wanted & words(text)), int(n)) for n, text in _NUMBERED.findall(user)]
+    return json.dumps({"ranking": [n for _, n in sorted(scored)]})
+
+
 def reply_for(system: str, user: str) -> str:
+    if system.startswith("You rank passages"):
+        return rerank(user)
+    if system.startswith("You help search"):
+        return rewrite(user)
     return grade(user) if "Reference answer:" in user else answer(user)

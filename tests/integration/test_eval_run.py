@@ -133,6 +133,23 @@ def test_eval__embedded_default__stub_baseline_is_respectable(
     assert len(answered) >= 45 and sum(f1) / len(f1) >= 0.5
 
 
+def test_eval__run_again__index_read_from_the_cache_not_rebuilt(
+    first_run: tuple[RunOutcome, CountingAnswerer, Path], workdir: Path
+) -> None:
+    _, _, cache = first_run
+    log = io.StringIO()
+    run_evaluation(
+        _default_with_cache(workdir, cache),
+        RunOptions(artifact=workdir / "index-again.jsonl"),
+        cwd=workdir,
+        log=log,
+        progress=NoProgress(),
+        answerer=CountingAnswerer(),
+    )
+    assert "s (chunks cached, BM25 cached)\n" in log.getvalue()
+    assert sorted(p.name.split("-")[0] for p in (cache / "index").glob("*.npz")) == ["bm25", "chunks"]
+
+
 def test_eval__run_twice__identical_records_and_no_answerer_call(
     first_run: tuple[RunOutcome, CountingAnswerer, Path], workdir: Path
 ) -> None:

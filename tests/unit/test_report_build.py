@@ -226,3 +226,36 @@ def test_recompute__detects_a_tampered_aggregate(section: str, field: str, value
     block = getattr(report, section).model_copy(update={field: value})
     with pytest.raises(AssertionError):
         assert_aggregates_recompute(report.model_copy(update={section: block}), GOLDEN)
+
+
+def test_report__hybrid_run_with_rewrite_and_rerank__notes_say_so_and_name_the_model() -> None:
+    hybrid = CONFIG.model_copy(update={"retrieval": CONFIG.retrieval.model_copy(update={"mode": "hybrid"})})
+    model = "all-MiniLM-L6-v2 sha256:" + "ab" * 32
+    header = RUN.header.model_copy(
+        update={
+            "config_hash": config_hash(hybrid, model),
+            "retrieval_mode": "hybrid",
+            "embedding_model": model,
+            "query_rewriting": True,
+            "reranker": True,
+        }
+    )
+    args = {
+        "records": RUN.records,
+        "golden": GOLDEN,
+        "split": _split(),
+        "which": "all",
+        "calibration": None,
+        "created_at": CREATED,
+        "cairn_version": "0.1.0",
+    }
+    report = build_report(header=header, config=hybrid, **args)  # type: ignore[arg-type]
+    assert (report.notes.retrieval_mode, report.notes.query_rewriting, report.notes.reranker) == (
+        "hybrid",
+        True,
+        True,
+    )
+    assert report.notes.extra["embedding_model"] == model
+    other_file = header.model_copy(update={"embedding_model": "all-MiniLM-L6-v2 sha256:" + "cd" * 32})
+    with pytest.raises(DataError, match="config hash"):  # another model file is another experiment
+        build_report(header=other_file, config=hybrid, **args)  # type: ignore[arg-type]

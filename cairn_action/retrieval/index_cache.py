@@ -1,0 +1,194 @@
+"""The index, built once: chunks and the BM25 matrix on disk, content-addressed by what they depend on.
+
+Under `<run.cache_dir>/index/`:
+- `chunks-<key>.npz`: each chunk's document, offsets, heading path and table header (the text itself is
+  sliced from the corpus again: it is the corpus), keyed by the corpus hash, the chunker's version and
+  the chunk size and overlap;
+- `bm25-<key>.npz` (with `bm25-<key>.data.npy` and `.indices.npy`, memory-mapped): the BM25 score
+  matrix and its vocabulary, keyed by the chunks' key, the tokenizer's version, the indexed-text layout
+  and k1, b;
+- `embeddings/<model sha256>/`: one vector per distinct chunk text (`vector_cache.py`), so a changed
+  document re-embeds only its own chunks.
+
+A second `cairn eval` over the same corpus and chunking rebuilds nothing. Every file is written whole
+(temporary file, then os.replace); one that cannot be read is rebuilt and noted, never trusted. Nothing
+here deletes old entries: the folder is a cache, safe to remove.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from cairn_action.index.chunks import CHUNKER_VERSION, Chunk, ChunkStore, build_store, make_chunk_id
+from cairn_action.index.corpus import Corpus
+from cairn_action.retrieval.lexical import INDEX_TEXT_VERSION, LexicalIndex, build_lexical_index
+from cairn_action.retrieval.tokenizer import TOKENIZER_VERSION
+from cairn_action.retrieval.vector_cache import save_npz
+
+INDEX_CACHE_FORMAT = 1
+
+
+def _key(**parts: object) -> str:
+    canonical = json.dumps({"format": INDEX_CACHE_FORMAT, **parts}, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+def _strings(values: list[str]) -> np.ndarray:
+    """Strings as one UTF-8 JSON byte array: a fixed-width unicode array would pad every one."""
+    return np.frombuffer(json.dumps(values, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+
+
+def _unstrings(raw: np.ndarray) -> list[str]:
+    values = json.loads(raw.tobytes().decode("utf-8"))
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise ValueError("not a list of strings")
+    return values
+
+
+@dataclass
+class IndexStats:
+    """What the cache did in this run, for the log line and the benchmark."""
+
+    chunks: str = "built"
+    """`built` or `cached`."""
+    bm25: str = "built"
+    problems: list[str] = field(default_factory=list)
+
+
+class IndexCache:
+    """The on-disk index under `root` (see the module docstring); `root=None` caches nothing."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = None if root is None else Path(root)
+        self.stats = IndexStats()
+
+    @property
+    def embeddings_root(self) -> Path | None:
+        return None if self.root is None else self.root / "embeddings"
+
+    def _read(self, path: Path) -> dict[str, np.ndarray] | None:
+        if not path.is_file():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return {name: data[name] for name in data.files}
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            self.stats.problems.append(
+                f"{path}: unreadable index cache entry ({type(exc).__name__}); rebuilt"
+            )
+            return None
+
+    def chunks_key(self, corpus: Corpus, size: int, overlap: int) -> str:
+        return _key(corpus=corpus.corpus_hash, chunker=CHUNKER_VERSION, size=size, overlap=overlap)
+
+    def store(self, corpus: Corpus, size: int, overlap: int) -> ChunkStore:
+        """The chunk store of `corpus`: from the cache when this corpus was chunked so before."""
+        if self.root is None:
+            return build_store(corpus, size, overlap)
+        path = self.root / f"chunks-{self.chunks_key(corpus, size, overlap)}.npz"
+        data = self._read(path)
+        if data is not None:
+            try:
+                store = _store_from(corpus, data, size, overlap)
+            except (ValueError, IndexError) as exc:  # UnicodeDecodeError and JSON errors are ValueErrors
+                self.stats.problems.append(f"{path}: inconsistent index cache entry ({exc}); rebuilt")
+            else:
+                self.stats.chunks = "cached"
+                return store
+        store = build_store(corpus, size, overlap)
+        save_npz(path, **_store_arrays(corpus, store))
+        return store
+
+    def lexical(self, store: ChunkStore, chunks_key: str, *, k1: float, b: float) -> LexicalIndex:
+        """The BM25 index of `store` (whose chunks were cached under `chunks_key`)."""
+        if self.root is None:
+            return build_lexical_index(store, k1=k1, b=b)
+        key = _key(chunks=chunks_key, tokenizer=TOKENIZER_VERSION, text=INDEX_TEXT_VERSION, k1=k1, b=b)
+        path = self.root / f"bm25-{key}.npz"
+        # The score matrix's two big arrays sit beside the .npz as .npy files, memory-mapped when read: a
+        # query touches only its tokens' columns, so most of the matrix never becomes resident.
+        big = {name: self.root / f"bm25-{key}.{name}.npy" for name in ("data", "indices")}
+        data = self._read(path)
+        if data is not None:
+            try:
+                arrays = {
+                    name: np.load(file, mmap_mode="r", allow_pickle=False) for name, file in big.items()
+                }
+                cached = LexicalIndex(
+                    vocabulary=tuple(_unstrings(data["vocabulary"])),
+                    data=arrays["data"],
+                    indices=arrays["indices"],
+                    indptr=data["indptr"],
+                    num_docs=int(data["num_docs"]),
+                )
+                if cached.num_docs != len(store.chunks) or len(cached.indptr) != len(cached.vocabulary) + 1:
+                    raise ValueError("written for another chunk store")
+                if not len(cached.data) == len(cached.indices) == int(cached.indptr[-1]):
+                    raise ValueError("score matrix arrays of different lengths")
+            except (OSError, ValueError, KeyError) as exc:  # a missing or torn .npy is an OSError/ValueError
+                self.stats.problems.append(f"{path}: inconsistent index cache entry ({exc}); rebuilt")
+            else:
+                self.stats.bm25 = "cached"
+                return cached
+        index = build_lexical_index(store, k1=k1, b=b)
+        save_npz(big["data"], array=index.data)
+        save_npz(big["indices"], array=index.indices)
+        save_npz(  # last: its presence says the entry is complete
+            path,
+            vocabulary=_strings(list(index.vocabulary)),
+            indptr=index.indptr,
+            num_docs=np.asarray(index.num_docs),
+        )
+        return index
+
+
+def _store_arrays(corpus: Corpus, store: ChunkStore) -> dict[str, np.ndarray]:
+    doc_of = {d.path: i for i, d in enumerate(corpus.documents)}
+    contexts: dict[str, int] = {}
+    chunks = store.chunks
+    return {
+        "doc": np.asarray([doc_of[c.doc] for c in chunks], dtype=np.int32),
+        "start": np.asarray([c.start for c in chunks], dtype=np.int64),
+        "end": np.asarray([c.end for c in chunks], dtype=np.int64),
+        "heading": np.asarray(
+            [contexts.setdefault(c.heading, len(contexts)) for c in chunks], dtype=np.int32
+        ),
+        "table_header": np.asarray(
+            [contexts.setdefault(c.table_header, len(contexts)) for c in chunks], dtype=np.int32
+        ),
+        "contexts": _strings(list(contexts)),
+        "n_documents": np.asarray(len(corpus.documents)),
+    }
+
+
+def _store_from(corpus: Corpus, data: dict[str, np.ndarray], size: int, overlap: int) -> ChunkStore:
+    documents = corpus.documents
+    if int(data["n_documents"]) != len(documents):
+        raise ValueError("written for another corpus")
+    contexts = _unstrings(data["contexts"])
+    chunks = [
+        Chunk(
+            chunk_id=make_chunk_id(documents[d].path, s, e),
+            doc=documents[d].path,
+            start=s,
+            end=e,
+            text=documents[d].text[s:e],
+            heading=contexts[h],
+            table_header=contexts[t],
+        )
+        for d, s, e, h, t in zip(
+            data["doc"].tolist(),
+            data["start"].tolist(),
+            data["end"].tolist(),
+            data["heading"].tolist(),
+            data["table_header"].tolist(),
+            strict=True,
+        )
+    ]
+    return ChunkStore(chunks=tuple(chunks), size=size, overlap=overlap)

@@ -1,0 +1,93 @@
+"""Chunk embeddings on disk, one vector per distinct chunk text, per model file.
+
+Keyed by the sha256 of the text the model saw (heading path, table header, chunk text) under a folder
+named for the model file's sha256, so a changed document re-embeds only the chunks whose text changed, a
+changed chunking re-embeds only the chunks that moved, and another model never reads these vectors.
+The folder holds append-only shards (`vectors-<sha256 of its keys>.npz`: `keys`, `vectors`), each
+written to a temporary file and moved into place, so a kill mid-write leaves no half shard; a shard
+that cannot be read is skipped (its texts are embedded again) and noted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import zipfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+SHARD_GLOB = "vectors-*.npz"
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def save_npz(path: Path, **arrays: np.ndarray) -> None:
+    """Write an .npz (or, given one array named `array`, an .npy) atomically: a temporary file in the same
+    folder, then os.replace."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if path.suffix == ".npy":
+                np.save(handle, arrays["array"], allow_pickle=False)
+            else:
+                np.savez(handle, **arrays)  # type: ignore[arg-type]
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class VectorCache:
+    """The vectors of one model under `root` (see the module docstring)."""
+
+    def __init__(self, root: Path, model_sha256: str) -> None:
+        self.folder = Path(root) / model_sha256[:16]
+        self.problems: list[str] = []
+        self.embedded = 0
+        """Texts this process embedded (cache misses)."""
+
+    def _load(self) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        if not self.folder.is_dir():
+            return found
+        for shard in sorted(self.folder.glob(SHARD_GLOB)):
+            try:
+                with np.load(shard, allow_pickle=False) as data:
+                    keys, vectors = data["keys"], data["vectors"]
+                if len(keys) != len(vectors):
+                    raise ValueError("keys and vectors differ in length")
+            except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+                self.problems.append(
+                    f"{shard}: unreadable embedding shard ({type(exc).__name__}); re-embedded"
+                )
+                continue
+            for key, row in zip(keys.tolist(), vectors, strict=True):
+                found[key] = row
+        return found
+
+    def vectors_for(self, texts: Sequence[str], embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+        """One row per text: cached rows, and `embed` for the texts never seen (then stored)."""
+        keys = [text_key(t) for t in texts]
+        known = self._load()
+        missing: dict[str, str] = {}
+        for key, text in zip(keys, texts, strict=True):
+            if key not in known and key not in missing:
+                missing[key] = text
+        if missing:
+            new_keys = list(missing)
+            fresh = np.asarray(embed([missing[k] for k in new_keys]), dtype=np.float32)
+            self.embedded += len(new_keys)
+            digest = hashlib.sha256("\n".join(new_keys).encode()).hexdigest()
+            save_npz(self.folder / f"vectors-{digest}.npz", keys=np.asarray(new_keys), vectors=fresh)
+            known.update(zip(new_keys, fresh, strict=True))
+        if not keys:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([known[k] for k in keys]).astype(np.float32, copy=False)

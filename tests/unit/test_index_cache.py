@@ -1,0 +1,151 @@
+"""The index built once: chunks, BM25 and embeddings on disk, rebuilt exactly when an input changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cairn_action.config import ChunkingConfig, RetrievalConfig
+from cairn_action.index.chunks import build_store
+from cairn_action.index.corpus import Corpus, Document, corpus_hash_of
+from cairn_action.retrieval.build import build_retrieval
+from cairn_action.retrieval.index_cache import IndexCache
+from cairn_action.retrieval.lexical import BM25Retriever
+from cairn_action.retrieval.vector_cache import VectorCache
+
+POLICY = "# Leave\n\n" + " ".join(
+    f"Rule {i}: inform your manager {i} business days before leave number {i}." for i in range(40)
+)
+EXPENSES = "# Expenses\n\n" + " ".join(
+    f"Receipts over ${i} are itemised within {i} days of purchase {i}." for i in range(40)
+)
+
+
+def _corpus(**texts: str) -> Corpus:
+    docs = tuple(Document(path=p, text=t) for p, t in sorted(texts.items()))
+    return Corpus(root=Path("."), documents=docs, corpus_hash=corpus_hash_of((d.path, d.text) for d in docs))
+
+
+CORPUS = _corpus(**{"leave.md": POLICY, "expenses.md": EXPENSES})
+
+
+class CountingEmbedder:
+    """A deterministic stand-in model: a vector from the text's hash; counts what it embeds."""
+
+    def __init__(self, model_sha256: str = "a" * 64) -> None:
+        self.model_id = "counting"
+        self.model_sha256 = model_sha256
+        self.dimension = 8
+        self.embedded: list[str] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.embedded.extend(texts)
+        rows = [np.random.default_rng(abs(hash(t)) % 2**32).normal(size=8) for t in texts]
+        vectors = np.asarray(rows, dtype=np.float32).reshape(len(texts), 8)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True).clip(1e-9)
+
+
+def _bm25(cache: IndexCache, corpus: Corpus = CORPUS, size: int = 300, overlap: int = 60) -> BM25Retriever:
+    built = build_retrieval(
+        corpus, ChunkingConfig(size=size, overlap=overlap), RetrievalConfig(), cache=cache
+    )
+    assert isinstance(built.retriever, BM25Retriever)
+    return built.retriever
+
+
+def test_index_cache__second_build__reads_chunks_and_bm25_and_ranks_identically(tmp_path: Path) -> None:
+    first_cache, second_cache = IndexCache(tmp_path), IndexCache(tmp_path)
+    first, second = _bm25(first_cache), _bm25(second_cache)
+    assert (first_cache.stats.chunks, first_cache.stats.bm25) == ("built", "built")
+    assert (second_cache.stats.chunks, second_cache.stats.bm25) == ("cached", "cached")
+    assert second.store.chunks == first.store.chunks
+    for query in ("manager business days", "receipts itemised purchase", "nothing matches zzz"):
+        assert second.retrieve(query, 10) == first.retrieve(query, 10)
+
+
+@pytest.mark.parametrize(
+    ("corpus", "size", "overlap"),
+    [
+        (_corpus(**{"leave.md": POLICY + " One more rule.", "expenses.md": EXPENSES}), 300, 60),
+        (CORPUS, 400, 60),
+        (CORPUS, 300, 30),
+    ],
+    ids=["document-edited", "chunk-size", "chunk-overlap"],
+)
+def test_index_cache__an_input_changes__chunks_and_bm25_rebuilt(
+    tmp_path: Path, corpus: Corpus, size: int, overlap: int
+) -> None:
+    _bm25(IndexCache(tmp_path))
+    cache = IndexCache(tmp_path)
+    rebuilt = _bm25(cache, corpus, size, overlap)
+    assert (cache.stats.chunks, cache.stats.bm25) == ("built", "built")
+    assert rebuilt.store.chunks == build_store(corpus, size, overlap).chunks
+
+
+def test_index_cache__unreadable_entry__rebuilt_and_noted(tmp_path: Path) -> None:
+    _bm25(IndexCache(tmp_path))
+    for entry in tmp_path.glob("*.npz"):
+        entry.write_bytes(b"not a zip file")
+    cache = IndexCache(tmp_path)
+    _bm25(cache)
+    assert (cache.stats.chunks, cache.stats.bm25) == ("built", "built")
+    assert len(cache.stats.problems) == 2
+    assert all("unreadable index cache entry (ValueError); rebuilt" in p for p in cache.stats.problems)
+
+
+def _dense(tmp_path: Path, corpus: Corpus, embedder: CountingEmbedder) -> tuple[IndexCache, str]:
+    cache = IndexCache(tmp_path)
+    built = build_retrieval(
+        corpus,
+        ChunkingConfig(size=300, overlap=60),
+        RetrievalConfig(mode="hybrid"),
+        cache=cache,
+        embedder_factory=lambda _path: embedder,
+    )
+    assert built.embedding_model == f"counting sha256:{embedder.model_sha256}"
+    return cache, built.summary
+
+
+def test_embeddings__second_build__nothing_embedded(tmp_path: Path) -> None:
+    first = CountingEmbedder()
+    _dense(tmp_path, CORPUS, first)
+    again = CountingEmbedder()
+    _, summary = _dense(tmp_path, CORPUS, again)
+    n = len(build_store(CORPUS, 300, 60).chunks)
+    assert len(first.embedded) == n
+    assert again.embedded == []
+    assert summary == f"chunks cached, BM25 cached, 0 of {n} chunks embedded"
+
+
+def test_embeddings__one_document_changed__only_its_chunks_embedded_again(tmp_path: Path) -> None:
+    _dense(tmp_path, CORPUS, CountingEmbedder())
+    edited = _corpus(
+        **{"leave.md": POLICY, "expenses.md": EXPENSES.replace("Rule", "Clause") + " Late fees."}
+    )
+    again = CountingEmbedder()
+    _dense(tmp_path, edited, again)
+    changed = {c.text for c in build_store(edited, 300, 60).chunks if c.doc == "expenses.md"}
+    unchanged = {c.text for c in build_store(edited, 300, 60).chunks if c.doc == "leave.md"}
+    assert again.embedded
+    assert all(any(text in e for text in changed) for e in again.embedded)
+    assert not any(any(text in e for text in unchanged) for e in again.embedded)
+
+
+def test_embeddings__another_model_file__everything_embedded_again(tmp_path: Path) -> None:
+    _dense(tmp_path, CORPUS, CountingEmbedder("a" * 64))
+    other = CountingEmbedder("b" * 64)
+    _dense(tmp_path, CORPUS, other)
+    assert len(other.embedded) == len(build_store(CORPUS, 300, 60).chunks)
+
+
+def test_vector_cache__unreadable_shard__texts_embedded_again_and_noted(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    VectorCache(tmp_path, embedder.model_sha256).vectors_for(["a", "b"], embedder.embed)
+    for shard in tmp_path.rglob("vectors-*.npz"):
+        shard.write_bytes(b"garbage")
+    cache = VectorCache(tmp_path, embedder.model_sha256)
+    vectors = cache.vectors_for(["a", "b"], embedder.embed)
+    assert vectors.shape == (2, 8) and cache.embedded == 2
+    assert len(cache.problems) == 1 and "unreadable embedding shard" in cache.problems[0]
