@@ -129,7 +129,12 @@ def as_unprivileged(function: Callable[[], Any]) -> Any:
     """
     if os.geteuid() != 0:
         return function()
+    import codecs
     import pwd
+
+    # The child cannot import what the parent has not: the standard library may sit where `nobody`
+    # cannot read it. zipfile (numpy's .npz of the index cache) looks up cp437 lazily.
+    codecs.lookup("cp437")
 
     nobody = pwd.getpwnam("nobody")
     read_end, write_end = os.pipe()
