@@ -92,6 +92,8 @@ def case_lines(case: PerCase, report: Report, paint: Paint) -> list[str]:
     ]
     if case.answerable:
         lines.append(f"  support:   {'not retrieved' if rank is None else f'ranked {rank}'}")
+    if case.n_samples > 1 and case.n_right is not None:  # the first sample is shown; the verdict is on all
+        lines.append(f"  samples:   right in {case.n_right} of {case.n_samples} (the first is shown)")
     lines.append(f"  why:       {paint(kind, why(case, report))}")
     return lines
 
