@@ -116,6 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write the outcome as JSON (report paths, counts, every metric) to FILE; `-` prints it "
         "on stdout and everything else on stderr",
     )
+    ev.add_argument(
+        "--cache-dir",
+        type=Path,
+        help="response cache folder; overrides the config's run.cache_dir (the Action keeps it outside "
+        "the checkout)",
+    )
     _add_no_progress(ev)
     ev.set_defaults(handler=evaluate.cmd_eval)
 

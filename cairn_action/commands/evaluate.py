@@ -227,6 +227,9 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
     )
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
+    if args.cache_dir is not None:
+        run = loaded.config.run.model_copy(update={"cache_dir": str((cwd / args.cache_dir).resolve())})
+        loaded = loaded.model_copy(update={"config": loaded.config.model_copy(update={"run": run})})
     if not args.run_only and options.shard is None:  # the report is written after the paid part
         from cairn_action.report.io import check_reports_dir
 

@@ -7,12 +7,16 @@ entrypoint, `python -P -m cairn_action action`, run as a subprocess against the 
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
 import secrets
 import shutil
 import subprocess
 import sys
+import sysconfig
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +28,14 @@ REPO = Path(__file__).resolve().parents[2]
 REPOSITORY = "acme/rag"
 PR = 7
 LATEST = "reports/latest/default.json"
+COMMAND_FILES = {
+    "GITHUB_OUTPUT": "set_output",
+    "GITHUB_STEP_SUMMARY": "step_summary",
+    "GITHUB_ENV": "set_env",
+    "GITHUB_PATH": "add_path",
+    "GITHUB_STATE": "save_state",
+}
+"""The runner's file commands (github.md §1.4): the step's only ways to change the job besides stdout."""
 
 CONFIG = """name = "default"
 
@@ -45,6 +57,33 @@ size = 200
 overlap = 0
 """
 )
+
+
+def _reachable_by_others(path: Path) -> bool:
+    real = path.resolve()
+    folders_ok = all(p.stat().st_mode & 0o001 for p in real.parents)
+    return folders_ok and bool(real.stat().st_mode & 0o001)
+
+
+@functools.cache
+def interpreter() -> str:
+    """The Python that runs the Action. As root, the Action runs the evaluation as another user, who must
+    be able to execute it: a pyenv Python under /root (mode 0700) cannot be, so a venv over the system's
+    Python of the same minor version, seeing this environment's packages, stands in (as the image's
+    /usr/local/bin/python does)."""
+    if os.geteuid() != 0 or _reachable_by_others(Path(sys.executable)):
+        return sys.executable
+    base = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
+    if not base.is_file():
+        return sys.executable  # the uid-separated runs will say they cannot start the evaluation
+    folder = Path(tempfile.mkdtemp(prefix="cairn-sim-python-"))
+    folder.chmod(0o755)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    subprocess.run([str(base), "-m", "venv", "--without-pip", str(folder)], check=True, capture_output=True)
+    [site] = folder.glob("lib/python*/site-packages")
+    here = sysconfig.get_paths()["purelib"]
+    (site / "cairn_sim.pth").write_text(f"import site; site.addsitedir({here!r})\n", encoding="utf-8")
+    return str(folder / "bin" / "python")
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -146,6 +185,7 @@ class Sim:
     template: Template
     token: str = field(default_factory=lambda: "ghs_" + secrets.token_hex(18))
     api_key: str = field(default_factory=lambda: "sk-test-" + secrets.token_hex(16))
+    runtime_token: str = field(default_factory=lambda: "rt_" + secrets.token_hex(18))
     runs: int = 0
 
     @property
@@ -204,6 +244,8 @@ class Sim:
         runner.mkdir(parents=True)
         event = runner / "event.json"
         event.write_text(json.dumps(payload), encoding="utf-8")
+        for name in COMMAND_FILES.values():  # the runner creates them before the step starts
+            (runner / name).touch(mode=0o644)
         env = {
             "PATH": os.environ["PATH"],
             "HOME": str(runner),
@@ -218,8 +260,8 @@ class Sim:
             "GITHUB_WORKSPACE": str(workspace),
             "GITHUB_SHA": sha,
             "GITHUB_REF": ref,
-            "GITHUB_OUTPUT": str(runner / "set_output"),
-            "GITHUB_STEP_SUMMARY": str(runner / "step_summary"),
+            **{var: str(runner / name) for var, name in COMMAND_FILES.items()},
+            "ACTIONS_RUNTIME_TOKEN": self.runtime_token,
             "OPENAI_API_KEY": self.api_key,
             "INPUT_GITHUB-TOKEN": self.token,
             "INPUT_CONFIG": "cairn.toml",
@@ -230,7 +272,7 @@ class Sim:
             "INPUT_WORKING-DIRECTORY": ".",
         }
         env.update({f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()})
-        cmd = [sys.executable, "-P", "-m", "cairn_action", "action"]
+        cmd = [interpreter(), "-P", "-m", "cairn_action", "action"]
         proc = subprocess.Popen(
             cmd, cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
@@ -252,7 +294,7 @@ class Sim:
     def secrets_in_files(self) -> list[str]:
         """Files under the simulation that contain the token or the API key (there must be none)."""
         found = []
-        needles = (self.token.encode(), self.api_key.encode())
+        needles = (self.token.encode(), self.api_key.encode(), self.runtime_token.encode())
         for path in self.root.rglob("*"):
             if path.is_file() and ".git" not in path.parts and any(n in path.read_bytes() for n in needles):
                 found.append(str(path))
@@ -265,7 +307,31 @@ class Sim:
         return [c for c in self.comments() if c["body"].startswith("<!-- cairn:gate config=default -->")]
 
 
+@functools.cache
+def _shared_root() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="cairn-sims-"))
+    folder.chmod(0o711)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def sim_root(tmp_path: Path) -> Path:
+    """Where a simulated runner keeps its checkout and files. As root, the Action runs the evaluation as
+    another user, who must reach the checkout as on a real runner (/home/runner/work is traversable):
+    pytest's folders are not (and a concurrent pytest resets them to 0700), so a folder of our own."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0:
+        return tmp_path
+    root = Path(tempfile.mkdtemp(prefix="sim-", dir=_shared_root()))
+    root.chmod(0o711)
+    link = tmp_path / "sim-root"
+    if not link.exists():
+        link.symlink_to(root)  # for a look after a failure
+    return root
+
+
 def new_sim(template: Template, tmp_path: Path, fake: FakeGitHub, *, seed_baseline: bool = True) -> Sim:
+    tmp_path = sim_root(tmp_path)
     workspace = tmp_path / "workspace"
     shutil.copytree(template.path, workspace, symlinks=True)
     files = {LATEST: template.baseline} if seed_baseline else {"README.md": b"no reports yet\n"}
