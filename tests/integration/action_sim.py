@@ -192,18 +192,33 @@ class Sim:
     def base_sha(self) -> str:
         return self.template.base_sha
 
-    def commit(self, files: Mapping[str, str | bytes], message: str) -> str:
-        """A new commit on the checked-out branch with `files` written; its SHA."""
+    def commit(self, files: Mapping[str, str | bytes], message: str, *, force: bool = False) -> str:
+        """A new commit on the checked-out branch with `files` written (`force`: even the ignored ones,
+        as `git add -f` does); its SHA."""
         for name, content in files.items():
             path = self.workspace / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(content.encode() if isinstance(content, str) else content)
         git(self.workspace, "add", "-A")
+        if force:
+            git(self.workspace, "add", "-f", "--", *files)
         git(self.workspace, "commit", "-q", "-m", message)
         return git(self.workspace, "rev-parse", "HEAD")
 
     def open_pull(self, head_sha: str, *, fork: bool = False, labels: tuple[str, ...] = ()) -> None:
         self.fake.add_pull(PR, head_sha=head_sha, base_sha=self.base_sha, fork=fork, labels=list(labels))
+        self.sync_files()
+
+    def move_head(self, head_sha: str) -> None:
+        """The pull request's head is now `head_sha` (a push), with its changed files."""
+        self.fake.pulls[PR]["head"]["sha"] = head_sha
+        self.sync_files()
+
+    def sync_files(self) -> None:
+        """The fake's `GET /pulls/7/files`: what `git diff base...head` names, as GitHub lists it."""
+        head = self.fake.pulls[PR]["head"]["sha"]
+        changed = git(self.workspace, "diff", "--name-only", f"{self.base_sha}...{head}")
+        self.fake.pull_files[PR] = [p for p in changed.splitlines() if p]
 
     def pr_event(
         self, action: str, *, sender: str = "contributor", label: str | None = None
@@ -239,6 +254,8 @@ class Sim:
         workspace: Path | None = None,
     ) -> Result | subprocess.Popen[str]:
         workspace = workspace or self.workspace
+        if (workspace / ".git").exists():  # each job checks out afresh: no untracked results survive
+            git(workspace, "clean", "-fdqx", "--", "cairn-results")
         self.runs += 1
         runner = self.root / "runner" / f"run{self.runs}"
         runner.mkdir(parents=True)
@@ -335,5 +352,6 @@ def new_sim(template: Template, tmp_path: Path, fake: FakeGitHub, *, seed_baseli
     workspace = tmp_path / "workspace"
     shutil.copytree(template.path, workspace, symlinks=True)
     files = {LATEST: template.baseline} if seed_baseline else {"README.md": b"no reports yet\n"}
+    files["cairn.toml"] = (template.path / "cairn.toml").read_bytes()
     fake.seed_commit(files, sha=template.base_sha, branch="main")
     return Sim(root=tmp_path, workspace=workspace, fake=fake, template=template)

@@ -8,6 +8,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from action_sim import CONFIG, LATEST, PR, WORSE_CONFIG, Sim, Template, build_template, new_sim
@@ -37,7 +38,9 @@ def test_attack__committed_run_artifact_is_resumed__refused(sim: Sim) -> None:
     base_records = _newest_run(sim.template.path / "reports" / "runs")[1:]
     forged = "\n".join([worse_header, *base_records]) + "\n"
     head = sim.commit(
-        {"cairn.toml": WORSE_CONFIG, "cairn-results/default/run.jsonl": forged}, "regress, and bring answers"
+        {"cairn.toml": WORSE_CONFIG, "cairn-results/default/run.jsonl": forged},
+        "regress, and bring answers",
+        force=True,
     )
     sim.open_pull(head)
 
@@ -177,3 +180,119 @@ def test_attack__output_without_final_newline_swallows_the_resume_token__resumed
     after = lines[lines.index(f"::{tokens[-1]}::") :]
     assert any(x.startswith("::error title=Cairn (default)") for x in after), result.stdout
     assert LATEST and PR  # the sim's constants: the gate ran on this pull request's baseline
+
+
+def test_attack__renamed_config_skips_its_baseline__refused(sim: Sim) -> None:
+    # With a new name there is no reports/latest/<name>.json at the base commit: "no baseline", green.
+    head = sim.commit({"cairn.toml": WORSE_CONFIG.replace('name = "default"', 'name = "default2"')}, "rename")
+    sim.open_pull(head)
+
+    result = sim.run("pull_request", sim.pr_event("opened"))
+
+    assert result.code == 2, result.stdout + result.stderr
+    assert result.outputs["verdict"] == "refused"
+    assert "cairn.toml is named 'default2' in this pull request but 'default' on main" in result.stdout
+    [comment] = sim.sticky()  # the base name's sticky comment says so
+    assert "the config was renamed" in comment["body"] and "default2" in comment["body"]
+
+
+def test_action__config_file_new_in_the_pull_request__evaluated_without_baseline_and_says_so(
+    sim: Sim,
+) -> None:
+    extra = CONFIG.replace('name = "default"', 'name = "extra"').replace('"corpus"', '"../corpus"')
+    extra = extra.replace('"golden/golden.jsonl"', '"../golden/golden.jsonl"')
+    head = sim.commit({"configs/extra.toml": extra}, "a second config")
+    sim.open_pull(head)
+
+    result = sim.run(
+        "pull_request", sim.pr_event("opened"), inputs={"config": "cairn.toml\nconfigs/extra.toml"}
+    )
+
+    assert result.code == 0, result.stdout + result.stderr
+    verdicts = {r["config"]: r["verdict"] for r in json.loads(result.outputs["results"])}
+    assert verdicts == {"default": "pass", "extra": "no-baseline"}
+    [extra_comment] = [c for c in sim.comments() if c["body"].startswith("<!-- cairn:gate config=extra -->")]
+    assert "configs/extra.toml is new in this pull request" in extra_comment["body"]
+
+
+REASON_LABEL = "cairn-override: prompt rewrite, judged by hand"
+
+
+def test_attack__stale_override_comes_back_on_reopen__not_overridden(sim: Sim) -> None:
+    from cairn_action.gh.override import read_record
+
+    sim.fake.roles.update({"maint": "maintain"})
+    first = sim.commit({"cairn.toml": WORSE_CONFIG}, "A: regresses")
+    sim.open_pull(first)
+    sim.fake.add_label(PR, REASON_LABEL, "maint", at="2026-11-30T11:00:00Z")
+    labeled = sim.run("pull_request", sim.pr_event("labeled", sender="maint", label=REASON_LABEL))
+    assert labeled.code == 0 and labeled.outputs["verdict"] == "overridden", labeled.stdout
+    # B passes, so the label stays; then the pull request is closed, C (regressing) pushed, reopened.
+    sim.move_head(sim.commit({"cairn.toml": CONFIG}, "B: back to the base config"))
+    assert sim.run("pull_request", sim.pr_event("synchronize")).code == 0
+    regressing = sim.commit({"cairn.toml": WORSE_CONFIG, "notes.md": "again\n"}, "C: regresses again")
+    sim.move_head(regressing)
+
+    result = sim.run("pull_request", sim.pr_event("reopened"))
+
+    assert result.code == 1, result.stdout + result.stderr
+    assert result.outputs["verdict"] == "regression"
+    [sticky] = sim.sticky()
+    assert read_record(sticky["body"]) is None
+    assert f"was given for commit {first[:7]}" in sticky["body"]
+    assert REASON_LABEL not in sim.fake.labels[PR]  # removed, with the explanation
+    assert any("removed an override label" in c["body"] for c in sim.comments())
+
+
+def _self_label(sim: Sim) -> Any:
+    sim.fake.roles.update({"contributor": "write"})
+    head = sim.commit({"cairn.toml": WORSE_CONFIG}, "regresses")
+    sim.open_pull(head)
+    sim.fake.add_label(PR, REASON_LABEL, "contributor", at="2026-11-30T11:00:00Z")
+    return sim.run("pull_request", sim.pr_event("labeled", sender="contributor", label=REASON_LABEL))
+
+
+def test_attack__author_overrides_their_own_pull_request__recorded_as_self_override(sim: Sim) -> None:
+    from cairn_action.gh.override import read_record
+
+    result = _self_label(sim)
+
+    assert result.code == 0, result.stdout + result.stderr
+    assert result.outputs["verdict"] == "overridden"
+    [sticky] = sim.sticky()
+    assert "**Self-override:** contributor opened this pull request" in sticky["body"]
+    record = read_record(sticky["body"])
+    assert record is not None and record.self_override
+    report = json.loads((sim.workspace / result.outputs["report-path"]).read_text(encoding="utf-8"))
+    assert report["notes"]["overrides"][0]["self_override"] is True
+    assert json.loads(result.outputs["override"])["self_override"] is True
+
+
+def test_attack__author_overrides_their_own_pull_request__forbidden_by_the_baseline(sim: Sim) -> None:
+    baseline = json.loads(sim.template.baseline)
+    baseline["notes"]["gate_policy"]["allow_self_override"] = False
+    files = {LATEST: json.dumps(baseline).encode(), "cairn.toml": CONFIG.encode()}
+    sim.fake.seed_commit(files, sha=sim.base_sha, branch="main")  # the base branch forbids it
+
+    result = _self_label(sim)
+
+    assert result.code == 1, result.stdout + result.stderr
+    assert result.outputs["verdict"] == "regression"
+    [sticky] = sim.sticky()
+    assert "forbids a self-override" in sticky["body"]
+
+
+def test_attack__pull_request_edits_the_exam__listed_under_the_verdict(sim: Sim) -> None:
+    golden = (sim.workspace / "golden" / "golden.jsonl").read_text(encoding="utf-8")
+    head = sim.commit({"golden/golden.jsonl": golden + "\n", "README.md": "docs\n"}, "touch the exam")
+    sim.open_pull(head)
+
+    result = sim.run("pull_request", sim.pr_event("opened"))
+
+    [sticky] = sim.sticky()
+    verdict_at = sticky["body"].index("\n### ")
+    listed = sticky["body"].index("This pull request changes files the evaluation reads")
+    assert verdict_at < listed < verdict_at + 400, sticky["body"][:800]
+    line = sticky["body"][listed:].split("\n", 1)[0]
+    assert "golden/golden.jsonl" in line and "README.md" not in line
+    assert result.code in (0, 1, 2)
