@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import tempfile
 import tomllib
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -21,9 +22,10 @@ from pydantic import ValidationError
 
 from cairn_action.config import Config
 from cairn_action.errors import CairnError
+from cairn_action.gh.context import WorkflowRunEvent
 from cairn_action.gh.exam import exam_paths, touched, touched_block
 from cairn_action.gh.gated import base_name
-from cairn_action.gh.gateway import Pull, StatusState
+from cairn_action.gh.gateway import LabelEvent, Pull, StatusState
 from cairn_action.gh.handoff import Handoff, read_handoffs
 from cairn_action.gh.inputs import DEFAULT_CONFIG
 from cairn_action.gh.override import is_override_label
@@ -76,27 +78,21 @@ def _time(value: str) -> datetime | None:
         return None
 
 
-def labeled_run(rt: Runtime, labels: LabelState) -> str | None:
+def labeled_run(run: WorkflowRunEvent, events: Sequence[LabelEvent], prefix: str) -> str | None:
     """The override label whose `labeled` event started the workflow run, if it looks like that one: the
-    person who applied it started the run (first attempt), within minutes after the label (GitHub's clock
-    both). Then the run's head is the head the label was given for, and the comment stage anchors it."""
-    run = rt.context.workflow_run
-    assert run is not None
+    person who applied the last override label started the run (first attempt), within minutes after
+    it (GitHub's clock both). Then the run's head is the head the label was given for, and the comment
+    stage anchors it."""
     created = _time(run.created_at)
     if created is None or run.run_attempt != 1 or not run.triggering_actor:
         return None
-    for event in reversed(labels.events):
-        if event.event != "labeled" or not is_override_label(event.label, rt.inputs.override_label):
-            continue
-        at = _time(event.at)
-        if (
-            at is not None
-            and event.actor.lower() == run.triggering_actor.lower()
-            and at <= created <= at + LABEL_RUN_WINDOW
-        ):
-            return event.label
+    last = next(
+        (e for e in reversed(events) if e.event == "labeled" and is_override_label(e.label, prefix)), None
+    )
+    at = _time(last.at) if last else None
+    if last is None or at is None or last.actor.lower() != run.triggering_actor.lower():
         return None
-    return None
+    return last.label if at <= created <= at + LABEL_RUN_WINDOW else None
 
 
 def _config_at(rt: Runtime, path: str, ref: str) -> Config | None:
@@ -137,6 +133,8 @@ def _baseline(data: bytes, path: str) -> Report:
 def decide_handoff(
     rt: Runtime, handoff: Handoff, pull: Pull, file: str, labels: LabelState, changed: list[str]
 ) -> Outcome:
+    run = rt.context.workflow_run
+    assert run is not None
     config = _config_at(rt, file, pull.head_sha) or _config_at(rt, file, pull.base_sha)
     preface = touched_block(touched(changed, *exam_paths(config, file))) if config else ()
     subject = Subject(
@@ -162,7 +160,7 @@ def decide_handoff(
         labels=labels,
         prefix=rt.inputs.override_label,
         role_of=rt.gateway.role,
-        labeled_now=labeled_run(rt, labels),
+        labeled_now=labeled_run(run, labels.events, rt.inputs.override_label),
         trend=None,
         preface=preface,
     )

@@ -21,7 +21,14 @@ def test_exam__config_in_a_folder__paths_from_the_repository_root() -> None:
 
 def test_exam__changed_files__only_what_the_evaluation_reads_and_workflows() -> None:
     config = Config.model_validate({"target": "python:rag:answer", "corpus": {"path": "corpus"}})
-    changed = ["README.md", "rag.py", "corpus/a.md", "golden/golden.jsonl", ".github/workflows/ci.yml", "x.py"]
+    changed = [
+        "README.md",
+        "rag.py",
+        "corpus/a.md",
+        "golden/golden.jsonl",
+        ".github/workflows/ci.yml",
+        "x.py",
+    ]
     listed = touched(changed, *exam_paths(config, "cairn.toml"))
     assert listed == ["rag.py", "corpus/a.md", "golden/golden.jsonl", ".github/workflows/ci.yml"]
     [line] = touched_block(listed)

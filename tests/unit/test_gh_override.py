@@ -10,8 +10,8 @@ from cairn_action.gh.override import (
     find_override,
     is_override_label,
     label_reason,
-    read_record,
     read_anchors,
+    read_record,
     record_line,
     role_allows,
 )
@@ -42,7 +42,7 @@ def _find(
     comments: list[Comment] = (),  # type: ignore[assignment]
     *,
     anchors: tuple[Anchor, ...] = (),
-    labeled_now: str | None | bool = True,
+    labeled_now: str | bool | None = True,
     author: str = "contributor",
     allow_self_override: bool = True,
 ) -> OverrideFinding:
