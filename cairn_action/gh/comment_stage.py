@@ -12,6 +12,7 @@ and renders with its own renderer. The commit status follows the run's conclusio
 
 from __future__ import annotations
 
+import posixpath
 import tempfile
 import tomllib
 from collections.abc import Sequence
@@ -106,10 +107,12 @@ def _config_at(rt: Runtime, path: str, ref: str) -> Config | None:
 
 
 def defined_configs(rt: Runtime, pull: Pull) -> dict[str, str]:
-    """The configs the base branch defines, by name: the `config:` files at the base commit."""
+    """The configs the base branch defines, by name: the `config:` files at the base commit (paths from
+    the repository root here, and baselines in its reports/latest/: `working-directory` names the
+    downloaded artifact)."""
     defined: dict[str, str] = {}
     for file in rt.inputs.config:
-        path = rt.repo_path(file)
+        path = posixpath.normpath(file)
         name = base_name(
             rt.gateway,
             repo_path=path,
@@ -147,7 +150,7 @@ def decide_handoff(
             f"{safe_token(handoff.config_name)}: not posting",
             "upload the cairn-results folder the pull_request run wrote",
         )
-    base_path = rt.repo_path(f"{REPORTS_DIR}/latest/{handoff.config_name}.json")
+    base_path = f"{REPORTS_DIR}/latest/{handoff.config_name}.json"
     data = rt.gateway.file_at(base_path, pull.base_sha)
     if data is None:
         return no_baseline(report, subject, new_file=None, preface=preface)
