@@ -156,11 +156,11 @@ def test_attack__fork_artifact_carries_its_own_comment__trusted_stage_renders_fr
         inputs={"working-directory": "artifact", "status": "true"},
     )
 
-    assert result.code == 0, result.stdout + result.stderr
     [comment] = sim.sticky()
     body = comment["body"]
-    assert "❌ Cairn: regression for default" in body
     assert not any(x in body for x in ("track.example", "phish.example", "overridden by maint", "@octocat"))
+    assert "❌ Cairn: regression for default" in body
+    assert result.code == 0, result.stdout + result.stderr
     assert result.outputs["verdict"] == "regression"
     assert [c for c in sim.comments() if "invented" in c["body"]] == []
     assert [s["context"] for s in sim.fake.statuses] == ["cairn/default"]
