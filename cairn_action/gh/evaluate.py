@@ -91,6 +91,29 @@ def _keep(artifact: Path, results_dir: Path, name: str) -> None:
         shutil.copyfile(artifact, results_dir / name / artifact.name)
 
 
+def sandboxed(
+    argv: list[str],
+    loaded: LoadedConfig,
+    artifact: Path,
+    *,
+    env: Mapping[str, str],
+    workdir: Path,
+    scratch: Scratch,
+    workflow: Workflow,
+) -> None:
+    """Run `cairn ARGV` for `loaded` in the isolated child (its environment and user from `scratch`);
+    a failure raises with the exit code's meaning."""
+    what = "the attack run" if artifact.name.startswith("attack") else "the evaluation"
+    code, last = run_child(
+        argv,
+        workdir=workdir,
+        env=child_environment(env, loaded, scratch),
+        identity=scratch.identity,
+        workflow=workflow,
+    )
+    _raise_for(code, last, f"{what} of {loaded.config.name}")
+
+
 def attack_runner(
     env: Mapping[str, str], workflow: Workflow, now: Callable[[], datetime]
 ) -> Callable[[Path, Path, Scratch], AttackRun]:
@@ -111,16 +134,11 @@ def attack_runner(
             if loaded.source is not None:
                 argv += ["--config", str(loaded.source)]
             try:
-                code, last = run_child(
-                    argv,
-                    workdir=workdir,
-                    env=child_environment(env, loaded, scratch),
-                    identity=scratch.identity,
-                    workflow=workflow,
+                sandboxed(
+                    argv, loaded, artifact, env=env, workdir=workdir, scratch=scratch, workflow=workflow
                 )
             finally:
                 _keep(artifact, results_dir, name)
-            _raise_for(code, last, f"the attack run of {name}")
             families = list(loaded.config.attack.families)
             run = score_attack_artifact(loaded, families, artifact)
             report = build_attack_report(
@@ -156,16 +174,11 @@ def evaluator(
             if loaded.source is not None:
                 argv += ["--config", str(loaded.source)]
             try:
-                code, last = run_child(
-                    argv,
-                    workdir=workdir,
-                    env=child_environment(env, loaded, scratch),
-                    identity=scratch.identity,
-                    workflow=workflow,
+                sandboxed(
+                    argv, loaded, artifact, env=env, workdir=workdir, scratch=scratch, workflow=workflow
                 )
             finally:
                 _keep(artifact, results_dir, name)
-            _raise_for(code, last, f"the evaluation of {name}")
             found = read_artifact(artifact)
             failed = [r for r in found.records if r.status == "error" and r.sample == 0]
             first_pass = [r for r in found.records if r.sample == 0]
