@@ -256,6 +256,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run artifact to write, or to resume if it exists (default: the newest unfinished attack run "
         "of this config and suite in reports/runs/, else reports/runs/attack-<config>-<suite>-<UTC>.jsonl)",
     )
+    att.add_argument(
+        "--cache-dir", type=Path, help="response cache folder; overrides the config's run.cache_dir"
+    )
     _add_no_progress(att)
     att.set_defaults(handler=attack.cmd_attack)
 

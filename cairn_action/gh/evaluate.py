@@ -131,6 +131,7 @@ def attack_runner(
             name = loaded.config.name
             artifact = scratch.artifact(name, "attack-run.jsonl")
             argv = ["attack", "--run-only", "--no-progress", "--artifact", str(artifact)]
+            argv += ["--cache-dir", str(scratch.cache)]
             if loaded.source is not None:
                 argv += ["--config", str(loaded.source)]
             try:
