@@ -8,6 +8,12 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends git=1:2.39.* \
     && rm -rf /var/lib/apt/lists/*
 
+# The evaluation runs the pull request's code (a python: target) as this unprivileged user, never as
+# root: another uid cannot read the action's /proc/*/environ (the token, ACTIONS_RUNTIME_TOKEN) nor write
+# the runner's file commands. Not uid 1001, which is the runner's own user on GitHub-hosted runners.
+RUN useradd --system --uid 10001 --user-group --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin cairn-eval
+
 # The package lives in /opt/cairn, away from the mounted workspace, installed non-editable.
 # cairn.toml, its calibration and the example workflows go into the wheel (pyproject.toml's force-include):
 # the embedded default is that experiment, calibrated, and `cairn init` writes those workflows.

@@ -24,6 +24,7 @@ from cairn_action.gh.gateway import GitHubGateway
 from cairn_action.gh.handoff import RESULTS_DIR
 from cairn_action.gh.inputs import ActionConfig, Mode, read_inputs
 from cairn_action.gh.runtime import AttackRun, Evaluate, Runtime, load_configs, publish, resolve_workdir
+from cairn_action.gh.sandbox import Identity, Scratch, eval_identity
 from cairn_action.gh.workflow import Workflow
 
 RunMode = Literal["pr", "baseline", "release", "comment"]
@@ -84,42 +85,80 @@ def run_action(
     gateway: GitHubGateway,
     workflow: Workflow,
     *,
-    evaluate: Callable[[Path, Path], Evaluate],
+    evaluate: Callable[[Path, Path, Scratch], Evaluate],
     now: Callable[[], datetime],
     event: Mapping[str, Any] | None = None,
-    attack: Callable[[Path, Path], AttackRun] | None = None,
+    attack: Callable[[Path, Path, Scratch], AttackRun] | None = None,
+    identity: Identity | None = None,
 ) -> int:
     """Run the selected mode; the exit code: 0 pass, 1 gate failed, 2 usage or refused, 3 infrastructure.
 
-    `event` is the event payload; release mode reads the release (or the dispatch's inputs) from it."""
+    `event` is the event payload; release mode reads the release (or the dispatch's inputs) from it.
+    `identity`: who the evaluation child runs as (sandbox.py)."""
     from cairn_action.gh.comment_stage import run_comment_mode
     from cairn_action.gh.pr_mode import run_pr_mode
     from cairn_action.gh.refresh import run_baseline_mode
 
     mode = select_mode(inputs.mode, context.event_name)
     workdir = resolve_workdir(context.workspace, inputs.working_directory)
-    rt = Runtime(
-        inputs=inputs,
-        context=context,
-        gateway=gateway,
-        workflow=workflow,
-        evaluate=evaluate(workdir, context.workspace / RESULTS_DIR),
-        now=now,
-        workdir=workdir,
-        attack=attack(workdir, context.workspace / RESULTS_DIR) if attack and inputs.attack else None,
-    )
     workflow.info(
         f"Cairn {mode} mode on {context.event_name} ({context.action or '-'}) in {context.repository}"
     )
-    if mode == "comment":
-        return publish(workflow, run_comment_mode(rt))
-    if mode == "release":
-        from cairn_action.release import run_release_mode
+    scratch = None
+    if mode in ("pr", "baseline"):
+        refuse_committed_results(context.workspace / RESULTS_DIR, context.workspace)
+        identity = identity or eval_identity()
+        if not identity.isolated:
+            workflow.notice(
+                f"the evaluation runs as this process's own user (uid {identity.uid}), not as another "
+                "one: code the config runs (a python: target) can read this process's environment, "
+                "token included, and write the runner's files. The action's Docker image isolates it",
+                title="Cairn: evaluation not isolated",
+            )
+        scratch = Scratch(identity, workspace=context.workspace)
+    try:
+        rt = Runtime(
+            inputs=inputs,
+            context=context,
+            gateway=gateway,
+            workflow=workflow,
+            evaluate=evaluate(workdir, context.workspace / RESULTS_DIR, scratch) if scratch else _no_run,
+            now=now,
+            workdir=workdir,
+            attack=(
+                attack(workdir, context.workspace / RESULTS_DIR, scratch)
+                if attack and inputs.attack and scratch
+                else None
+            ),
+        )
+        if mode == "comment":
+            return publish(workflow, run_comment_mode(rt))
+        if mode == "release":
+            from cairn_action.release import run_release_mode
 
-        return run_release_mode(rt, event or {})
-    configs = load_configs(inputs, workdir)
-    results = run_pr_mode(rt, configs) if mode == "pr" else run_baseline_mode(rt, configs)
-    return publish(workflow, results)
+            return run_release_mode(rt, event or {})
+        configs = load_configs(inputs, workdir)
+        results = run_pr_mode(rt, configs) if mode == "pr" else run_baseline_mode(rt, configs)
+        return publish(workflow, results)
+    finally:
+        if scratch is not None:
+            scratch.close()
+
+
+def _no_run(loaded: Any) -> Any:
+    raise AssertionError("this mode evaluates nothing")
+
+
+def refuse_committed_results(results: Path, workspace: Path) -> None:
+    """Cairn writes cairn-results/ for the artifact upload; finding it already there means the checkout
+    brought it (a pull request can commit any file), and nothing in it may pass for this run's results."""
+    if results.is_symlink() or (results.exists() and (not results.is_dir() or any(results.iterdir()))):
+        raise CairnError(
+            f"{results.relative_to(workspace).as_posix()}/ exists in the checkout before the run: Cairn "
+            "writes its results there and will not mix them with files it did not write",
+            f"remove {RESULTS_DIR}/ from the repository (and add it to .gitignore); run one Cairn step "
+            "per job, with every config in `config:`",
+        )
 
 
 def main(env: Mapping[str, str] | None = None) -> int:

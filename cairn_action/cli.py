@@ -116,6 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write the outcome as JSON (report paths, counts, every metric) to FILE; `-` prints it "
         "on stdout and everything else on stderr",
     )
+    ev.add_argument(
+        "--cache-dir",
+        type=Path,
+        help="response cache folder; overrides the config's run.cache_dir (the Action keeps it outside "
+        "the checkout)",
+    )
     _add_no_progress(ev)
     ev.set_defaults(handler=evaluate.cmd_eval)
 
@@ -249,6 +255,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="run artifact to write, or to resume if it exists (default: the newest unfinished attack run "
         "of this config and suite in reports/runs/, else reports/runs/attack-<config>-<suite>-<UTC>.jsonl)",
+    )
+    att.add_argument(
+        "--cache-dir", type=Path, help="response cache folder; overrides the config's run.cache_dir"
     )
     _add_no_progress(att)
     att.set_defaults(handler=attack.cmd_attack)

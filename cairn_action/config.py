@@ -185,6 +185,9 @@ class GateConfig(_Section):
     floors: dict[str, float] = Field(default_factory=dict)
     """Absolute bounds a metric must stay on the right side of."""
     override_label: str = "cairn-override"
+    allow_self_override: bool = True
+    """Whether a pull request's author (with the write role) may override its own failing gate; each
+    self-override is recorded as one. The baseline's value applies, like every [gate] setting."""
     confirm_samples: int = Field(default=4, ge=0, le=50)
     """`cairn eval --baseline` re-asks every case whose verdict differs from the baseline's this many more
     times, so one unlucky answer is not a regression (0 turns confirmation off)."""
@@ -377,7 +380,7 @@ _UNHASHED: dict[str, Any] = {
     "provider": {"api_key_env", "timeout_s", "max_retries", "requests_per_minute"},
     "judge": {"api_key_env"},
     # How much evidence the gate asks for, not what is measured.
-    "gate": {"confirm_samples", "baseline_samples", "critical_max_p"},
+    "gate": {"confirm_samples", "baseline_samples", "critical_max_p", "allow_self_override"},
     # The attack policy does not change what `cairn eval` measures (the attack report records its own).
     "attack": True,
 }

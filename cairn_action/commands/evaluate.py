@@ -95,6 +95,14 @@ def _load_config_args(args: argparse.Namespace, cwd: Path) -> LoadedConfig:
     return loaded
 
 
+def with_cache_dir(loaded: LoadedConfig, cache_dir: Path | None, cwd: Path) -> LoadedConfig:
+    """`--cache-dir`: the config with `run.cache_dir` replaced (the Action keeps it outside the checkout)."""
+    if cache_dir is None:
+        return loaded
+    run = loaded.config.run.model_copy(update={"cache_dir": str((cwd / cache_dir).resolve())})
+    return loaded.model_copy(update={"config": loaded.config.model_copy(update={"run": run})})
+
+
 def _check_gate_metric_names(loaded: LoadedConfig) -> None:
     """A misspelt metric in [gate] is caught when the config is used, not when a later pull request is gated
     against the report it produced (the gate refuses such a baseline)."""
@@ -227,6 +235,7 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
     )
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
+    loaded = with_cache_dir(loaded, args.cache_dir, cwd)
     if not args.run_only and options.shard is None:  # the report is written after the paid part
         from cairn_action.report.io import check_reports_dir
 

@@ -1,28 +1,45 @@
 """`mode: comment`: the second stage for fork pull requests, run from `workflow_run` in the base repo.
 
-It never checks out or runs the pull request's code; it reads the artifact the pull_request run uploaded
-(downloaded into `working-directory`) and posts it. The artifact is untrusted (handoff.py says why), so:
-the pull request number must name an open pull request whose head is the commit the workflow run
-built, from the repository it built; mentions are broken; an override record is kept only if the API
-confirms it (the label is on, applied then by that person, whose role allows it); labels removed must
-be override labels; the commit status follows the run's conclusion, not the file's verdict.
+It never checks out or runs the pull request's code. It reads the artifact the pull_request run uploaded
+(downloaded into `working-directory`), which is untrusted: the fork may have changed the workflow that
+wrote it. So it publishes nothing the fork wrote. Per config, it takes only data, validated (handoff.py):
+the pull request number, which must name an open pull request whose head is the commit the workflow run
+built, from the repository it built; and the candidate report. It gates only the configs the base branch
+defines (the `config:` files, read at the base commit), re-reads each baseline from the base commit
+itself, finds the override from GitHub's label events, roles and the bot's own anchors, decides again
+and renders with its own renderer. The commit status follows the run's conclusion.
 """
 
 from __future__ import annotations
 
-import re
+import posixpath
+import tempfile
+import tomllib
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
 
+from pydantic import ValidationError
+
+from cairn_action.config import Config
 from cairn_action.errors import CairnError
-from cairn_action.gh.comments import upsert_sticky
-from cairn_action.gh.gateway import Pull, StatusState
-from cairn_action.gh.handoff import Handoff, neutralise, read_handoffs
-from cairn_action.gh.override import is_override_label, record_line, role_allows
+from cairn_action.gh.context import WorkflowRunEvent
+from cairn_action.gh.exam import exam_paths, touched, touched_block
+from cairn_action.gh.gated import base_name
+from cairn_action.gh.gateway import LabelEvent, Pull, StatusState
+from cairn_action.gh.handoff import Handoff, read_handoffs
+from cairn_action.gh.inputs import DEFAULT_CONFIG
+from cairn_action.gh.override import is_override_label
+from cairn_action.gh.pr_mode import REPORTS_DIR, log_outcome, post, read_label_state
 from cairn_action.gh.runtime import ConfigResult, Runtime
+from cairn_action.gh.verdict import LabelState, Outcome, Subject, gated, no_baseline
 from cairn_action.render.escape import safe_token
-from cairn_action.render.view import marker
+from cairn_action.report.io import read_report
+from cairn_action.report.models import Report
 
-_RECORD_LINE = re.compile(r"^<!-- cairn:override-record [^\n]*-->\n?", re.MULTILINE)
 _STATE: dict[str, StatusState] = {"success": "success", "failure": "failure"}
+LABEL_RUN_WINDOW = timedelta(minutes=10)
+"""A `labeled` event starts its run within seconds; a run started later is not taken for it."""
 
 
 def _verify_pull(rt: Runtime, handoff: Handoff) -> Pull:
@@ -55,72 +72,100 @@ def _verify_pull(rt: Runtime, handoff: Handoff) -> Pull:
     return pull
 
 
-def _verified_record(rt: Runtime, handoff: Handoff, pull: Pull) -> str:
-    """The hidden override line, only when GitHub confirms the override it claims."""
-    record = handoff.override
-    if record is None:
-        return ""
-    applied = [e for e in rt.gateway.label_events(pull.number) if e.label.lower() == record.label.lower()]
-    ok = (
-        record.pr == pull.number
-        and record.head_sha == pull.head_sha
-        and record.label in pull.labels
-        and is_override_label(record.label, rt.inputs.override_label)
-        and bool(applied)
-        and applied[-1].event == "labeled"
-        and applied[-1].actor == record.actor
-        and applied[-1].at == record.at
-        and role_allows(rt.gateway.role(record.actor))
+def _time(value: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def labeled_run(run: WorkflowRunEvent, events: Sequence[LabelEvent], prefix: str) -> str | None:
+    """The override label whose `labeled` event started the workflow run, if it looks like that one: the
+    person who applied the last override label started the run (first attempt), within minutes after
+    it (GitHub's clock both). Then the run's head is the head the label was given for, and the comment
+    stage anchors it."""
+    created = _time(run.created_at)
+    if created is None or run.run_attempt != 1 or not run.triggering_actor:
+        return None
+    last = next(
+        (e for e in reversed(events) if e.event == "labeled" and is_override_label(e.label, prefix)), None
     )
-    if not ok:
-        rt.workflow.warning(
-            f"the artifact's override record (label '{record.label}' by {record.actor}) does not "
-            "match GitHub's label events and roles: not recorded"
-        )
-        return ""
-    return f"\n{record_line(record)}\n"
+    at = _time(last.at) if last else None
+    if last is None or at is None or last.actor.lower() != run.triggering_actor.lower():
+        return None
+    return last.label if at <= created <= at + LABEL_RUN_WINDOW else None
 
 
-def post_handoff(rt: Runtime, handoff: Handoff) -> ConfigResult:
-    pull = _verify_pull(rt, handoff)
-    expected = marker(handoff.config_name)
-    body = handoff.comment
-    if body.split("\n", 1)[0].strip() != expected:
-        raise CairnError(
-            f"the artifact's comment for {safe_token(handoff.config_name)} does not start with its "
-            "marker: not posting",
-            "upload the cairn-results folder the pull_request run wrote",
+def _config_at(rt: Runtime, path: str, ref: str) -> Config | None:
+    data = rt.gateway.file_at(path, ref)
+    if data is None:
+        return None
+    try:
+        return Config.model_validate(tomllib.loads(data.decode("utf-8")))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, ValidationError):
+        return None
+
+
+def defined_configs(rt: Runtime, pull: Pull) -> dict[str, str]:
+    """The configs the base branch defines, by name: the `config:` files at the base commit (paths from
+    the repository root here, and baselines in its reports/latest/: `working-directory` names the
+    downloaded artifact)."""
+    defined: dict[str, str] = {}
+    for file in rt.inputs.config:
+        path = posixpath.normpath(file)
+        name = base_name(
+            rt.gateway,
+            repo_path=path,
+            base_sha=pull.base_sha,
+            workspace=rt.workdir,
+            embedded_default=rt.inputs.config_is_default and file == DEFAULT_CONFIG,
         )
-    record = _verified_record(rt, handoff, pull)
-    body = neutralise(_RECORD_LINE.sub("", body)).rstrip("\n") + "\n" + record
-    url = ""
-    if rt.inputs.comment:
-        url = upsert_sticky(rt.gateway, pull.number, expected, body[:65_536]).comment.url
-        rt.workflow.info(f"comment: {url}")
-    removed = [
-        label
-        for label in handoff.remove_labels
-        if is_override_label(label, rt.inputs.override_label) and rt.gateway.remove_label(pull.number, label)
-    ]
-    if removed and handoff.removal_note:
-        rt.gateway.create_comment(pull.number, neutralise(handoff.removal_note))
+        if name is not None:
+            defined[name] = path
+    return defined
+
+
+def _baseline(data: bytes, path: str) -> Report:
+    """The base commit's baseline, read with the report reader's checks (never from the artifact)."""
+    with tempfile.TemporaryDirectory(prefix="cairn-base-") as folder:
+        copy = Path(folder) / Path(path).name
+        copy.write_bytes(data)
+        return read_report(copy)
+
+
+def decide_handoff(
+    rt: Runtime, handoff: Handoff, pull: Pull, file: str, labels: LabelState, changed: list[str]
+) -> Outcome:
     run = rt.context.workflow_run
     assert run is not None
-    if rt.inputs.status:
-        state = _STATE.get(run.conclusion or "", "error")
-        rt.gateway.create_status(
-            pull.head_sha,
-            state=state,
-            context=f"cairn/{safe_token(handoff.config_name)}",
-            description=f"the pull_request run concluded {run.conclusion or 'unknown'}",
-            target_url=f"{rt.context.server_url}/{rt.context.repository}/actions/runs/{run.id}",
+    config = _config_at(rt, file, pull.head_sha) or _config_at(rt, file, pull.base_sha)
+    preface = touched_block(touched(changed, *exam_paths(config, file))) if config else ()
+    subject = Subject(
+        number=pull.number, head_sha=pull.head_sha, base_sha=pull.base_sha, base_ref="", author=pull.author
+    )
+    report = handoff.report
+    if report.config_name != handoff.config_name:
+        raise CairnError(
+            f"the artifact's report is for {safe_token(report.config_name)}, its result for "
+            f"{safe_token(handoff.config_name)}: not posting",
+            "upload the cairn-results folder the pull_request run wrote",
         )
-    return ConfigResult(
-        config_name=handoff.config_name,
-        verdict=handoff.verdict,
-        exit_code=0,
-        headline=handoff.headline,
-        comment_url=url,
+    base_path = f"{REPORTS_DIR}/latest/{handoff.config_name}.json"
+    data = rt.gateway.file_at(base_path, pull.base_sha)
+    if data is None:
+        return no_baseline(report, subject, new_file=None, preface=preface)
+    source = f"{base_path} at {pull.base_sha[:12]}"
+    return gated(
+        baseline=_baseline(data, base_path),
+        report=report,
+        source=source,
+        subject=subject,
+        labels=labels,
+        prefix=rt.inputs.override_label,
+        role_of=rt.gateway.role,
+        labeled_now=labeled_run(run, labels.events, rt.inputs.override_label),
+        trend=None,
+        preface=preface,
     )
 
 
@@ -131,4 +176,47 @@ def run_comment_mode(rt: Runtime) -> list[ConfigResult]:
             "`mode: comment` posts the result of a pull_request run, from a workflow_run event",
             "trigger it with `on: workflow_run: workflows: [<the gate workflow>] types: [completed]`",
         )
-    return [post_handoff(rt, handoff) for handoff in read_handoffs(rt.workdir)]
+    handoffs = read_handoffs(rt.workdir)
+    results = []
+    for handoff in handoffs:
+        pull = _verify_pull(rt, handoff)
+        defined = defined_configs(rt, pull)
+        if handoff.config_name not in defined:
+            rt.workflow.warning(
+                f"the artifact holds a result for '{safe_token(handoff.config_name)}', which no config "
+                f"of `config:` defines on the base branch: ignored",
+                title="Cairn: unknown config",
+            )
+            continue
+        labels = read_label_state(rt, pull.number, pull.head_sha)
+        outcome = decide_handoff(
+            rt, handoff, pull, defined[handoff.config_name], labels, rt.gateway.pull_files(pull.number)
+        )
+        log_outcome(rt, outcome)
+        if run.conclusion == "success" and outcome.exit_code != 0:
+            rt.workflow.warning(
+                f"the pull_request run concluded success, but its report does not pass the gate here "
+                f"({outcome.verdict}): the run may not be the one this repository's workflow defines",
+                title=f"Cairn ({outcome.name})",
+            )
+        url = post(
+            rt,
+            pull.number,
+            pull.head_sha,
+            outcome,
+            target_url=f"{rt.context.server_url}/{rt.context.repository}/actions/runs/{run.id}",
+            state=_STATE.get(run.conclusion or "", "error"),
+            description=f"the pull_request run concluded {run.conclusion or 'unknown'}",
+        )
+        override = outcome.override.model_dump_json() if outcome.override else ""
+        results.append(
+            ConfigResult.of(
+                handoff.report,
+                verdict=outcome.verdict,
+                exit_code=0,
+                headline=outcome.headline,
+                comment_url=url,
+                override=override,
+            )
+        )
+    return results

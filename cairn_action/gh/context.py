@@ -50,6 +50,11 @@ class WorkflowRunEvent:
     conclusion: str | None
     pull_numbers: tuple[int, ...]
     """Empty for fork pull requests (actions/runner#3444): the number comes from the artifact."""
+    triggering_actor: str = ""
+    """Who started the run (for a `labeled` event, who applied the label)."""
+    run_attempt: int = 1
+    created_at: str = ""
+    """When GitHub created the run (its clock, ISO 8601)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -137,6 +142,9 @@ def _workflow_run(payload: Mapping[str, Any], where: str) -> WorkflowRunEvent:
         head_repo=_get(run, "head_repository", "full_name"),
         conclusion=_get(run, "conclusion"),
         pull_numbers=numbers,
+        triggering_actor=_text(run, "triggering_actor", "login"),
+        run_attempt=attempt if isinstance(attempt := _get(run, "run_attempt"), int) else 1,
+        created_at=_text(run, "created_at"),
     )
 
 

@@ -2,13 +2,16 @@
 
 The run executes the system under test, which may be the pull request's own code (`target =
 "python:..."` imports it). In the Action's process that code could replace the gate's functions and
-read the token. So the run is `python -I -m cairn_action eval --run-only` in a child whose environment
-has no token (no `INPUT_*`, no `ACTIONS_*` runtime or OIDC credentials) but keeps the provider keys it
-needs; this process reads the run artifact, scores it and gates, importing nothing from the workspace.
+read the token. So the run is `python -I -m cairn_action eval --run-only` in a child: as another user
+when this process is root, with a minimal environment, writing its artifact and response cache into a
+fresh scratch folder outside the workspace (sandbox.py says why each matters). This process reads the
+artifact, scores it and gates, importing nothing from the workspace. The artifact is copied into
+`cairn-results/<config>/run.jsonl` afterwards, for upload only: nothing reads it back.
 """
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
@@ -16,9 +19,10 @@ from datetime import datetime
 from pathlib import Path
 
 from cairn_action import __version__
-from cairn_action.config import LoadedConfig
+from cairn_action.config import SAMPLE_CORPUS_DIR, LoadedConfig
 from cairn_action.errors import CairnError, ExitCode, InfrastructureError, InternalError
 from cairn_action.gh.runtime import AttackRun, Evaluate
+from cairn_action.gh.sandbox import Identity, Scratch, child_environment
 from cairn_action.gh.workflow import Workflow
 from cairn_action.report.models import Report
 from cairn_action.report.pipeline import LoadedRun, report_from_run
@@ -26,23 +30,20 @@ from cairn_action.run.artifact import read_artifact
 
 EVAL_SPLIT = "eval"
 """The split `cairn eval` measures by default, so the Action's reports compare with hand-made ones."""
-_WITHHELD_PREFIXES = ("INPUT_", "ACTIONS_")
-_WITHHELD = frozenset({"GITHUB_TOKEN", "GH_TOKEN"})
 
 
-def run_environment(env: Mapping[str, str]) -> dict[str, str]:
-    """The child's environment: everything but the GitHub credentials."""
-    return {k: v for k, v in env.items() if k not in _WITHHELD and not k.startswith(_WITHHELD_PREFIXES)}
+def _sample_corpus(loaded: LoadedConfig, workdir: Path, scratch: Scratch) -> Path | None:
+    """The generated sample corpus, written by this process into the scratch folder (the child cannot
+    write the checkout, and a pull request's `data/sample` is not the sample)."""
+    if loaded.corpus_dir.resolve() != (workdir / SAMPLE_CORPUS_DIR).resolve():
+        return None
+    from cairn_action.golden.sample.generate import ensure_sample_corpus
 
-
-def _run(
-    loaded: LoadedConfig, artifact: Path, *, workdir: Path, env: Mapping[str, str], workflow: Workflow
-) -> None:
-    argv = ["eval", "--run-only", "--no-progress", "--split", EVAL_SPLIT, "--artifact", str(artifact)]
-    if loaded.source is not None:
-        argv += ["--config", str(loaded.source)]
-    code, last = run_child(argv, workdir=workdir, env=env, workflow=workflow)
-    _raise_for(code, last, f"the evaluation of {loaded.config.name}")
+    path = scratch.root / "sample"
+    ensure_sample_corpus(path)
+    for folder in [path, *(p for p in path.rglob("*") if p.is_dir())]:
+        folder.chmod(0o755)
+    return path
 
 
 def _raise_for(code: int, last: str, what: str) -> None:
@@ -53,53 +54,92 @@ def _raise_for(code: int, last: str, what: str) -> None:
         raise CairnError(message, "see the evaluation's log above")
     if code == ExitCode.INTERNAL:  # a bug, not an outage: the step fails as an internal error
         raise InternalError(message)
-    raise InfrastructureError(message, "see the evaluation's log above; a rerun resumes from the artifact")
+    raise InfrastructureError(message, "see the evaluation's log above, and re-run the job")
 
 
 def run_child(
-    argv: list[str], *, workdir: Path, env: Mapping[str, str], workflow: Workflow
+    argv: list[str], *, workdir: Path, env: Mapping[str, str], identity: Identity, workflow: Workflow
 ) -> tuple[int, str]:
-    """`python -I -m cairn_action ARGV...` in the token-less child; (exit code, its last output line)."""
+    """`python -I -m cairn_action ARGV...` as `identity`, with exactly `env`; (exit code, last line)."""
+    user = {"user": identity.uid, "group": identity.gid, "extra_groups": []} if identity.isolated else {}
     last = ""
     with workflow.untrusted():  # the log names the pull request's documents and cases
         with subprocess.Popen(
             [sys.executable, "-I", "-m", "cairn_action", *argv],
             cwd=workdir,
-            env=run_environment(env),
+            env=dict(env),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
             text=True,
             errors="replace",
+            **user,  # type: ignore[arg-type]
         ) as child:
             assert child.stdout is not None
             for line in child.stdout:
-                workflow.stream.write(line)
+                workflow.write_raw(line)
                 last = line.strip() or last
             code = child.wait()
         workflow.stream.flush()
     return code, last
 
 
+def _keep(artifact: Path, results_dir: Path, name: str) -> None:
+    """A copy for the upload (paid work included); nothing reads it back."""
+    if artifact.is_file():
+        (results_dir / name).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(artifact, results_dir / name / artifact.name)
+
+
+def sandboxed(
+    argv: list[str],
+    loaded: LoadedConfig,
+    artifact: Path,
+    *,
+    env: Mapping[str, str],
+    workdir: Path,
+    scratch: Scratch,
+    workflow: Workflow,
+) -> None:
+    """Run `cairn ARGV` for `loaded` in the isolated child (its environment and user from `scratch`);
+    a failure raises with the exit code's meaning."""
+    what = "the attack run" if artifact.name.startswith("attack") else "the evaluation"
+    code, last = run_child(
+        argv,
+        workdir=workdir,
+        env=child_environment(env, loaded, scratch),
+        identity=scratch.identity,
+        workflow=workflow,
+    )
+    _raise_for(code, last, f"{what} of {loaded.config.name}")
+
+
 def attack_runner(
     env: Mapping[str, str], workflow: Workflow, now: Callable[[], datetime]
-) -> Callable[[Path, Path], AttackRun]:
-    """`cairn attack` for the Action (`attack: true`): the probes are asked in the same token-less child
-    as the evaluation (`attack --run-only`), and checked and scored here from its artifact, so the pull
-    request's code supplies answers, never verdicts. The report goes to `cairn-results/<config>/`."""
+) -> Callable[[Path, Path, Scratch], AttackRun]:
+    """`cairn attack` for the Action (`attack: true`): the probes are asked in the same isolated child
+    as the evaluation (`attack --run-only`, its artifact in the scratch folder), and checked and scored
+    here from its artifact, so the pull request's code supplies answers, never verdicts. The report goes
+    to `cairn-results/<config>/`."""
 
-    def bind(workdir: Path, results_dir: Path) -> AttackRun:
+    def bind(workdir: Path, results_dir: Path, scratch: Scratch) -> AttackRun:
         def attack(loaded: LoadedConfig) -> Path:
             from cairn_action.attack.execute import score_attack_artifact
             from cairn_action.attack.io import write_attack_report
             from cairn_action.attack.score import build_attack_report
 
-            scratch = results_dir / loaded.config.name
-            artifact = scratch / "attack-run.jsonl"
+            name = loaded.config.name
+            artifact = scratch.artifact(name, "attack-run.jsonl")
             argv = ["attack", "--run-only", "--no-progress", "--artifact", str(artifact)]
+            argv += ["--cache-dir", str(scratch.cache)]
             if loaded.source is not None:
                 argv += ["--config", str(loaded.source)]
-            code, last = run_child(argv, workdir=workdir, env=env, workflow=workflow)
-            _raise_for(code, last, f"the attack run of {loaded.config.name}")
+            try:
+                sandboxed(
+                    argv, loaded, artifact, env=env, workdir=workdir, scratch=scratch, workflow=workflow
+                )
+            finally:
+                _keep(artifact, results_dir, name)
             families = list(loaded.config.attack.families)
             run = score_attack_artifact(loaded, families, artifact)
             report = build_attack_report(
@@ -109,7 +149,7 @@ def attack_runner(
                 created_at=now().strftime("%Y-%m-%dT%H:%M:%SZ"),
                 cairn_version=__version__,
             )
-            return write_attack_report(report, scratch)[0]
+            return write_attack_report(report, results_dir / name)[0]
 
         return attack
 
@@ -118,35 +158,45 @@ def attack_runner(
 
 def evaluator(
     env: Mapping[str, str], workflow: Workflow, now: Callable[[], datetime]
-) -> Callable[[Path, Path], Evaluate]:
-    """`cairn eval` for the Action: the run artifact goes to `cairn-results/<config>/run.jsonl` (to be
-    uploaded), and the report is built without touching `reports/` (each mode decides what to write)."""
+) -> Callable[[Path, Path, Scratch], Evaluate]:
+    """`cairn eval` for the Action: the run goes to the scratch folder (copied to
+    `cairn-results/<config>/run.jsonl` for upload), and the report is built without touching `reports/`
+    (each mode decides what to write)."""
 
-    def bind(workdir: Path, results_dir: Path) -> Evaluate:
+    def bind(workdir: Path, results_dir: Path, scratch: Scratch) -> Evaluate:
         def evaluate(loaded: LoadedConfig) -> Report:
-            scratch = results_dir / loaded.config.name
-            artifact = scratch / "run.jsonl"
-            _run(loaded, artifact, workdir=workdir, env=env, workflow=workflow)
+            name = loaded.config.name
+            artifact = scratch.artifact(name)
+            argv = ["eval", "--run-only", "--no-progress", "--split", EVAL_SPLIT, "--artifact", str(artifact)]
+            argv += ["--cache-dir", str(scratch.cache)]
+            corpus = _sample_corpus(loaded, workdir, scratch)
+            if corpus is not None:
+                argv += ["--corpus", str(corpus)]
+            if loaded.source is not None:
+                argv += ["--config", str(loaded.source)]
+            try:
+                sandboxed(
+                    argv, loaded, artifact, env=env, workdir=workdir, scratch=scratch, workflow=workflow
+                )
+            finally:
+                _keep(artifact, results_dir, name)
             found = read_artifact(artifact)
             failed = [r for r in found.records if r.status == "error" and r.sample == 0]
             first_pass = [r for r in found.records if r.sample == 0]
             if first_pass and len(failed) == len(first_pass):
                 raise InfrastructureError(
-                    f"every case of {loaded.config.name} failed; the run artifact lists why",
+                    f"every case of {name} failed; the run artifact lists why",
                     "check the provider's settings and its API key secret (`env:`)",
                 )
             run = LoadedRun(
-                header=found.header,
-                records=found.records,
-                where=f"run of {loaded.config.name}",
-                sources=(str(artifact),),
+                header=found.header, records=found.records, where=f"run of {name}", sources=(str(artifact),)
             )
             created = now().strftime("%Y-%m-%dT%H:%M:%SZ")
             written = report_from_run(
                 loaded,
                 run,
                 which=EVAL_SPLIT,
-                reports_dir=scratch / "reports",
+                reports_dir=scratch.root / name / "reports",
                 created_at=created,
                 cairn_version=__version__,
             )

@@ -42,6 +42,7 @@ class Pull:
     base_repo: str
     labels: tuple[str, ...]
     merge_commit_sha: str | None
+    author: str = ""
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,10 @@ class GitHubGateway(Protocol):
 
     def file_at(self, path: str, ref: str) -> bytes | None:
         """The file's bytes at `ref` (a commit SHA or branch), None when it does not exist there."""
+        ...
+
+    def pull_files(self, number: int) -> list[str]:
+        """The paths the pull request changes (added, modified, removed; a rename's both names)."""
         ...
 
     def create_status(

@@ -1,17 +1,17 @@
 """What a pull_request run hands to the comment stage (`mode: comment`), as files for an artifact.
 
-A fork's pull_request run has a read-only token, so it writes, per config, `result.json` (this model),
-`comment.md`, `decision.json`, and `pr-number` at the top, for `actions/upload-artifact`. The comment
-stage runs from `workflow_run` in the base repository and posts them. Everything in the artifact is
-untrusted there: the fork may have changed the workflow that wrote it. So the stage re-checks the pull
-request number and head against the API, neutralises mentions, drops any override record it cannot
-verify, and takes the commit status from the run's conclusion rather than from the file.
+A fork's pull_request run has a read-only token, so it writes, per config, `result.json` (this model:
+which pull request, head and config, and the candidate report), and `pr-number` at the top, for
+`actions/upload-artifact`; `comment.md` and `decision.json` beside it are for people, not for the comment
+stage. That stage runs from `workflow_run` in the base repository, and everything in the artifact is
+untrusted there: the fork may have changed the workflow that wrote it. So the artifact carries data, not
+markdown: the stage validates it against this schema (size-limited, `extra="forbid"`), re-reads the
+baseline from the base branch itself, decides again and renders with its own renderer.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Literal
 
@@ -19,48 +19,41 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cairn_action.errors import DataError
 from cairn_action.report.io import dumps, write_text_atomic
-from cairn_action.report.models import OverrideRecord
+from cairn_action.report.models import Report
 
 HANDOFF_KIND = "cairn-action-result"
-HANDOFF_SCHEMA_VERSION = 1
+HANDOFF_SCHEMA_VERSION = 2
 RESULTS_DIR = "cairn-results"
 """Under GITHUB_WORKSPACE, not hidden: upload-artifact leaves out dot-folders by default."""
 MAX_RESULT_BYTES = 2 * 1024 * 1024
 MAX_RESULTS = 20
 
-Verdict = Literal["pass", "regression", "refused", "overridden", "no-baseline"]
+Verdict = Literal["pass", "regression", "refused", "overridden", "no-baseline", "incomplete"]
 
 
 class Handoff(BaseModel):
-    """One config's outcome on one pull request head, for the comment stage."""
+    """One config's candidate report on one pull request head, for the comment stage."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["cairn-action-result"] = HANDOFF_KIND
-    schema_version: int = HANDOFF_SCHEMA_VERSION
-    repository: str
+    schema_version: Literal[2] = HANDOFF_SCHEMA_VERSION
+    repository: str = Field(max_length=200)
     pr_number: int = Field(gt=0)
     head_sha: str = Field(pattern=r"^[0-9a-f]{7,64}$")
     config_name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-    verdict: Verdict
-    exit_code: int
-    headline: str = Field(max_length=300)
-    marker: str
-    comment: str = Field(max_length=65_536)
-    """The full sticky comment, marker first."""
-    remove_labels: list[str] = Field(default_factory=list, max_length=10)
-    """Stale override labels the gate wants removed (the read-only run could not)."""
-    removal_note: str = Field(default="", max_length=65_536)
-    """The comment that explains the removal."""
-    override: OverrideRecord | None = None
+    report: Report
+    """The candidate's report, as measured by the pull_request run (the fork's claim)."""
 
 
-def write_handoff(handoff: Handoff, folder: Path, *, decision_json: str | None) -> dict[str, Path]:
+def write_handoff(
+    handoff: Handoff, folder: Path, *, comment: str, decision_json: str | None
+) -> dict[str, Path]:
     """Write `<folder>/<config>/{result.json,comment.md,decision.json}` and `<folder>/pr-number`."""
     config_dir = folder / handoff.config_name
     paths = {"result": config_dir / "result.json", "comment": config_dir / "comment.md"}
     write_text_atomic(paths["result"], dumps(handoff))
-    write_text_atomic(paths["comment"], handoff.comment)
+    write_text_atomic(paths["comment"], comment)
     if decision_json is not None:
         paths["decision"] = config_dir / "decision.json"
         write_text_atomic(paths["decision"], decision_json)
@@ -92,12 +85,3 @@ def read_handoffs(folder: Path) -> list[Handoff]:
                 "upload the cairn-results folder the pull_request run wrote",
             ) from None
     return handoffs
-
-
-_MENTION = re.compile(r"(@|(?<!&)#)(?=[A-Za-z0-9_])")
-
-
-def neutralise(markdown: str) -> str:
-    """Break every @mention and #reference (a zero-width joiner after the trigger), as the renderer
-    does for untrusted text: an artifact's author must not make the bot notify anyone."""
-    return _MENTION.sub(lambda m: m.group(1) + "\u200d", markdown)

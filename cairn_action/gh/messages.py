@@ -27,10 +27,28 @@ def no_baseline_hint(config_name: str, base_ref: str) -> str:
     )
 
 
-def no_baseline_comment(report: Report, *, base_ref: str, base_sha: str) -> str:
+def no_baseline_comment(
+    report: Report,
+    *,
+    base_ref: str,
+    base_sha: str,
+    new_file: str | None = None,
+    preface: Sequence[str] = (),
+) -> str:
     """The sticky comment when the base commit has no `reports/latest/<config>.json`: a pass, and how to
-    create one, with the candidate's headline numbers."""
+    create one, with the candidate's headline numbers. `new_file`: the config file is new in the pull
+    request (not on the base branch). `preface`: escaped lines under the verdict."""
     name = escape_text(report.config_name, limit=64)
+    new = (
+        [
+            f"The config file {escape_text(new_file, limit=120)} is new in this pull request: it does not "
+            "exist on the base branch, so there is no baseline for it yet.",
+            "",
+        ]
+        if new_file
+        else []
+    )
+    top = [*(line for p in preface for line in (p, "")), *new]
     rows = []
     for metric_name in ("recall_at_5", "token_f1", "judge_score", "answer_rate", "error_rate_answered"):
         spec = get_metric(metric_name)
@@ -40,6 +58,7 @@ def no_baseline_comment(report: Report, *, base_ref: str, base_sha: str) -> str:
             marker(report.config_name),
             f"### ✅ Cairn passed for {name}: {NO_BASELINE_HEADLINE}",
             "",
+            *top,
             f"There is no `reports/latest/{safe_token(report.config_name)}.json` at the base commit "
             f"`{safe_token(base_sha[:12])}`, so there is nothing to compare with and the gate passes. To "
             f"gate the next pull request, {no_baseline_hint(report.config_name, safe_token(base_ref))}.",
@@ -51,6 +70,20 @@ def no_baseline_comment(report: Report, *, base_ref: str, base_sha: str) -> str:
             f"<sub>Cairn {escape_text(report.cairn_version, limit=20)} · golden set "
             f"{escape_text(report.golden_version, limit=40)} · corpus "
             f"{escape_text(report.corpus_hash, limit=12)}</sub>",
+            "",
+        ]
+    )
+
+
+def renamed_comment(config_name: str, message: str, hint: str, preface: Sequence[str] = ()) -> str:
+    """The sticky comment (under the base branch's name) of a config renamed in the pull request."""
+    return "\n".join(
+        [
+            marker(config_name),
+            f"### ⛔ Cairn: refused for {escape_text(config_name, limit=64)}: the config was renamed",
+            "",
+            *(line for p in preface for line in (p, "")),
+            f"- {escape_text(message, limit=600)}. To fix: {escape_text(hint, limit=400)}",
             "",
         ]
     )

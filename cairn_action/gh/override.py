@@ -4,10 +4,14 @@ An override is a label whose name is the prefix and a reason (`cairn-override: p
 hand`), or the bare prefix label plus a comment `/cairn-override <reason>` by the person who applied it.
 Who applied a label comes from the issue events API, not the payload's sender (a later event's sender is
 whoever did *that*); their role comes from `role_name`, because triage can label but must not override.
-An override covers the commit it was given for: after new commits it is stale, like an approving review.
+An override covers the commit it was given for, whatever event starts a later run (a push, a reopen):
+the run started by the `labeled` event itself records the head the label was given for (the event
+payload's head at label time) as an *anchor*, and any other head is not overridden. Commit dates are
+the pusher's to forge, so nothing here compares them with the label's time.
 
-The record of an applied override travels in the sticky comment as a hidden, base64 JSON line, so the
-baseline run after the merge can copy it into the report's notes.
+The anchors and the record of an applied override travel in the bot's sticky comment as hidden, base64
+JSON lines (only the bot writes that comment), so later runs, and the baseline run after the merge,
+can read them.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from cairn_action.gate.models import Override
 from cairn_action.gate.policy import is_override_label as is_override_label  # the rule lives with the gate
@@ -30,6 +34,23 @@ ALLOWED_ROLES = frozenset({"admin", "maintain", "write"})
 _BUILTIN_ROLES = frozenset({"admin", "maintain", "write", "triage", "read", "none"})
 MAX_REASON = 500
 _RECORD = re.compile(r"^<!-- cairn:override-record ([A-Za-z0-9+/=]+) -->$", re.MULTILINE)
+_ANCHORS = re.compile(r"^<!-- cairn:override-anchors ([A-Za-z0-9+/=]+) -->$", re.MULTILINE)
+MAX_ANCHORS = 50
+
+
+class Anchor(BaseModel):
+    """The head an override label was given for: seen by the run its `labeled` event started."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: str
+    actor: str
+    at: str
+    """The `labeled` event's time (GitHub's clock), which with the label names the event."""
+    head_sha: str
+
+
+_ANCHOR_LIST = TypeAdapter(list[Anchor])
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,7 +70,7 @@ class Stale:
     actor: str
     at: str
     given_for: str | None
-    """The head SHA it was given for, when the earlier run recorded it."""
+    """The head SHA it was given for; None when no run saw it applied (no anchor)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,6 +78,10 @@ class OverrideFinding:
     override: Override | None = None
     rejected: tuple[Rejected, ...] = ()
     stale: tuple[Stale, ...] = ()
+    anchors: tuple[Anchor, ...] = ()
+    """Every anchor known after this run (the earlier runs' and this run's own), to write back."""
+    self_override: bool = False
+    """The override's actor is the pull request's author."""
 
     def notes(self) -> list[str]:
         """One sentence per label that did not override, for the comment and the log."""
@@ -69,11 +94,16 @@ class OverrideFinding:
 
 
 def stale_note(stale: Stale) -> str:
-    given = f"commit {stale.given_for[:7]}" if stale.given_for else "an earlier commit"
+    if stale.given_for is None:
+        return (
+            f"label '{stale.label}' by {stale.actor} was applied when no Cairn run could record the "
+            "commit it was given for, so it overrides no commit (an override covers only the commit it "
+            "was given for). A maintainer can apply it again to override this commit"
+        )
     return (
-        f"label '{stale.label}' by {stale.actor} was given for {given}; new commits were pushed since, and "
-        "an override covers only the commit it was given for (like a stale review). A maintainer can "
-        "apply it again to override this commit"
+        f"label '{stale.label}' by {stale.actor} was given for commit {stale.given_for[:7]}; the pull "
+        "request's head has changed since, and an override covers only the commit it was given for "
+        "(like a stale review). A maintainer can apply it again to override this commit"
     )
 
 
@@ -123,17 +153,21 @@ def find_override(
     role_of: Callable[[str], Role],
     pr: int,
     head_sha: str,
-    new_commits: bool,
-    previous: OverrideRecord | None,
+    anchors: Sequence[Anchor],
+    labeled_now: str | None,
+    author: str,
+    allow_self_override: bool = True,
 ) -> OverrideFinding:
     """The override the pull request's current labels carry, and why each other one does not count.
 
-    `new_commits`: this run was started by a push (`synchronize`), so every label predates the head.
-    `previous`: the override recorded by an earlier run; it tells which commit a label was given for.
+    `anchors`: the heads earlier runs saw labels given for. `labeled_now`: the label whose `labeled`
+    event started this run, so `head_sha` is the head it was given for (None on any other event).
+    `author`: the pull request's author, whose own override is a self-override.
     """
     valid: list[Override] = []
     rejected: list[Rejected] = []
     stale: list[Stale] = []
+    known = list(anchors)
     for label in labels:
         if not is_override_label(label, prefix):
             continue
@@ -152,6 +186,16 @@ def find_override(
                 )
             )
             continue
+        if author and actor.lower() == author.lower() and not allow_self_override:
+            rejected.append(
+                Rejected(
+                    label=label,
+                    actor=actor,
+                    why="they opened this pull request, and the baseline's [gate] allow_self_override = "
+                    "false forbids a self-override: someone else with the write role must apply it",
+                )
+            )
+            continue
         reason = label_reason(label, prefix)
         if not reason:
             found = comment_reason(comments, actor, f"/{prefix}", _last_removed_at(events, label))
@@ -166,11 +210,20 @@ def find_override(
                 )
                 continue
             reason = found
-        given_for = (
-            previous.head_sha if previous and previous.label == label and previous.at == applied.at else None
+        anchor = next(
+            (
+                a
+                for a in known
+                if a.label.lower() == label.lower() and a.at == applied.at and a.actor == actor
+            ),
+            None,
         )
-        if new_commits or (given_for is not None and given_for != head_sha):
-            stale.append(Stale(label=label, actor=actor, at=applied.at, given_for=given_for))
+        if anchor is None and labeled_now is not None and labeled_now.lower() == label.lower():
+            anchor = Anchor(label=label, actor=actor, at=applied.at, head_sha=head_sha)
+            known.append(anchor)
+        if anchor is None or anchor.head_sha != head_sha:
+            given = anchor.head_sha if anchor else None
+            stale.append(Stale(label=label, actor=actor, at=applied.at, given_for=given))
             continue
         valid.append(
             Override(
@@ -178,7 +231,32 @@ def find_override(
             )
         )
     chosen = max(valid, key=lambda o: o.at, default=None)
-    return OverrideFinding(override=chosen, rejected=tuple(rejected), stale=tuple(stale))
+    return OverrideFinding(
+        override=chosen,
+        rejected=tuple(rejected),
+        stale=tuple(stale),
+        anchors=tuple(known[-MAX_ANCHORS:]),
+        self_override=bool(chosen and author and chosen.actor.lower() == author.lower()),
+    )
+
+
+def anchors_line(anchors: Sequence[Anchor]) -> str:
+    """The hidden line that carries the anchors in the sticky comment ('' for none)."""
+    if not anchors:
+        return ""
+    payload = base64.b64encode(_ANCHOR_LIST.dump_json(list(anchors))).decode()
+    return f"<!-- cairn:override-anchors {payload} -->"
+
+
+def read_anchors(body: str) -> list[Anchor]:
+    """The anchors a sticky comment's body carries; none when malformed."""
+    match = _ANCHORS.search(body)
+    if match is None:
+        return []
+    try:
+        return _ANCHOR_LIST.validate_json(base64.b64decode(match.group(1), validate=True))
+    except (binascii.Error, ValueError, ValidationError):
+        return []
 
 
 def record_line(record: OverrideRecord) -> str:

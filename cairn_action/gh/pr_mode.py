@@ -1,100 +1,74 @@
 """PR mode: evaluate the checked-out head, compare it with the base commit's baseline, gate, tell.
 
-Per config: the candidate report; the baseline read at `pull_request.base.sha` (never the pull request's
-copy); the override the labels carry, if any; the gate under the baseline's policy; the comment, the job
+Per config: the name it is gated under (its name on the base branch: gated.py); the candidate report;
+the baseline read at `pull_request.base.sha` (never the pull request's copy); the override the labels
+carry for this head, if any; the gate under the baseline's policy (verdict.py); the comment, the job
 summary, the step outputs, the files for the fork artifact, and the exit code. A fork's token is
-read-only: the gate still runs and the job still fails, and the comment stage posts what it wrote.
+read-only: the gate still runs and the job still fails, and the comment stage decides and posts again
+from the artifact's data.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
 from cairn_action.config import LoadedConfig
 from cairn_action.errors import ExitCode
-from cairn_action.gate import run_gate
-from cairn_action.gate.models import GateResult
 from cairn_action.gh.attack_section import attack_section
 from cairn_action.gh.baseline import read_base_copy
-from cairn_action.gh.comments import MAX_COMMENT_CHARS, is_sticky, upsert_sticky
+from cairn_action.gh.comments import upsert_sticky
 from cairn_action.gh.context import PullRequestEvent
+from cairn_action.gh.exam import exam_paths, touched, touched_block
 from cairn_action.gh.explorer import explorer_link, write_explorer
-from cairn_action.gh.gateway import Comment, LabelEvent, StatusState
-from cairn_action.gh.handoff import Handoff, Verdict, write_handoff
-from cairn_action.gh.messages import (
-    NO_BASELINE_HEADLINE,
-    no_baseline_comment,
-    no_baseline_hint,
-    removal_comment,
-)
-from cairn_action.gh.override import (
-    OverrideFinding,
-    Stale,
-    find_override,
-    is_override_label,
-    read_record,
-    record_line,
-)
+from cairn_action.gh.gated import GatedName, base_name, config_file, renamed_message
+from cairn_action.gh.gateway import StatusState
+from cairn_action.gh.handoff import Handoff, write_handoff
+from cairn_action.gh.messages import no_baseline_hint, renamed_comment
+from cairn_action.gh.override import is_override_label
 from cairn_action.gh.pygithub_errors import PermissionDenied
 from cairn_action.gh.runtime import ConfigResult, Runtime
+from cairn_action.gh.verdict import LabelState, Outcome, Subject, gated, no_baseline
 from cairn_action.render.escape import safe_token
-from cairn_action.render.markdown import render_comment
 from cairn_action.render.trend import build_trend
 from cairn_action.render.view import marker
 from cairn_action.report.io import dumps, read_report, write_text_atomic
-from cairn_action.report.models import OverrideRecord, Report
+from cairn_action.report.models import Report
 
 REPORTS_DIR = "reports"
-_STATE: dict[str, StatusState] = {
+STATE: dict[str, StatusState] = {
     "pass": "success",
     "no-baseline": "success",
     "overridden": "success",
     "regression": "failure",
+    "incomplete": "failure",
     "refused": "error",
 }
 
 
-@dataclass(frozen=True, kw_only=True)
-class LabelState:
-    """The pull request's labels now (the payload's may be stale on a re-run), and, when one of them is
-    an override label, who applied what and the comments that may carry a reason."""
-
-    labels: tuple[str, ...]
-    events: tuple[LabelEvent, ...] = ()
-    comments: tuple[Comment, ...] = ()
-
-    def has_override_label(self, prefix: str) -> bool:
-        return any(is_override_label(label, prefix) for label in self.labels)
-
-
-def read_label_state(rt: Runtime, pull: PullRequestEvent) -> LabelState:
-    live = rt.gateway.pull(pull.number)
-    if live.head_sha != pull.head_sha:
+def read_label_state(rt: Runtime, number: int, head_sha: str) -> LabelState:
+    live = rt.gateway.pull(number)
+    if live.head_sha != head_sha:
         rt.workflow.warning(
-            f"pull request #{pull.number} has moved on to {live.head_sha[:12]}; this run gates "
-            f"{pull.head_sha[:12]}, the commit it checked out"
+            f"pull request #{number} has moved on to {live.head_sha[:12]}; this run gates "
+            f"{head_sha[:12]}, the commit it checked out"
         )
     state = LabelState(labels=live.labels)
     if not state.has_override_label(rt.inputs.override_label):
         return state
     return LabelState(
         labels=live.labels,
-        events=tuple(rt.gateway.label_events(pull.number)),
-        comments=tuple(rt.gateway.comments(pull.number)),
+        events=tuple(rt.gateway.label_events(number)),
+        comments=tuple(rt.gateway.comments(number)),
     )
 
 
-def _with_notes(result: GateResult, notes: list[str]) -> GateResult:
-    if not notes:
-        return result
-    decision = result.decision.model_copy(update={"notes": [*result.decision.notes, *notes]})
-    return result.model_copy(update={"decision": decision})
-
-
-def _history(rt: Runtime, name: str) -> list[Report]:
-    """This config's committed reports in the checkout, for the trend chart only (never for gating)."""
+def _history(rt: Runtime, name: str, changed: set[str]) -> list[Report]:
+    """This config's committed reports in the checkout, for the trend chart only (never for gating);
+    those the pull request changed are left out (the chart would show the pull request's story)."""
     found = []
     for path in sorted((rt.workdir / REPORTS_DIR).glob(f"{name}-*.json"))[-50:]:
+        if rt.repo_path(path.relative_to(rt.workdir).as_posix()) in changed:
+            continue
         try:
             found.append(read_report(path))
         except Exception:  # a broken history file costs a point on the chart, not the gate
@@ -102,10 +76,13 @@ def _history(rt: Runtime, name: str) -> list[Report]:
     return found
 
 
-def _log(rt: Runtime, name: str, result: GateResult) -> None:
+def log_outcome(rt: Runtime, outcome: Outcome) -> None:
+    title = f"Cairn ({outcome.name})"
+    result = outcome.result
+    if result is None:
+        return
     decision = result.decision
-    title = f"Cairn ({name})"
-    if decision.status == "regression":
+    if decision.status in ("regression", "incomplete"):
         for reason in decision.reasons[:10]:
             rt.workflow.error(reason.message, title=f"{title}: gate failed")
     elif decision.status == "refused":
@@ -116,8 +93,10 @@ def _log(rt: Runtime, name: str, result: GateResult) -> None:
             )
     elif decision.status == "overridden" and decision.override:
         o = decision.override
+        own = " (a self-override)" if o.self_override else ""
         rt.workflow.warning(
-            f"gate overridden by {o.actor} with label '{o.label}' at {o.at} for {o.head_sha}: {o.reason}",
+            f"gate overridden by {o.actor}{own} with label '{o.label}' at {o.at} for {o.head_sha}: "
+            f"{o.reason}",
             title=f"{title}: overridden",
         )
     else:
@@ -126,176 +105,176 @@ def _log(rt: Runtime, name: str, result: GateResult) -> None:
         rt.workflow.warning(note, title=title)
 
 
-def _deliver(
-    rt: Runtime, pull: PullRequestEvent, handoff: Handoff, decision_json: str | None
-) -> tuple[str, str]:
-    """Write the artifact files and the summary; post comment, removals and status where allowed.
-    Returns (comment path, comment URL)."""
-    paths = write_handoff(handoff, rt.results_dir, decision_json=decision_json)
-    rt.workflow.add_summary(handoff.comment)
-    url = ""
-    if pull.is_fork:
-        return rt.display(paths["comment"]), url
-    try:
-        if rt.inputs.comment:
-            url = upsert_sticky(rt.gateway, pull.number, handoff.marker, handoff.comment).comment.url
-            rt.workflow.info(f"comment: {url}")
-        for label in handoff.remove_labels:
-            if rt.gateway.remove_label(pull.number, label):
-                rt.workflow.warning(f"removed the stale override label '{label}'")
-        if handoff.remove_labels and handoff.removal_note:
-            rt.gateway.create_comment(pull.number, handoff.removal_note)
-        if rt.inputs.status:
-            rt.gateway.create_status(
-                pull.head_sha,
-                state=_STATE[handoff.verdict],
-                context=f"cairn/{safe_token(handoff.config_name)}",
-                description=f"{handoff.verdict}: {handoff.headline}",
-                target_url=rt.context.run_url,
-            )
-    except PermissionDenied as exc:
-        rt.workflow.warning(f"{exc.message}. {exc.hint}", title="Cairn could not write to the pull request")
-    return rt.display(paths["comment"]), url
-
-
-def _handoff(
+def post(
     rt: Runtime,
-    pull: PullRequestEvent,
-    name: str,
-    verdict: Verdict,
-    exit_code: int,
-    headline: str,
-    comment: str,
+    number: int,
+    head_sha: str,
+    outcome: Outcome,
     *,
-    remove_labels: list[str] | None = None,
-    removal_note: str = "",
-    override: OverrideRecord | None = None,
-) -> Handoff:
-    return Handoff(
-        repository=rt.context.repository,
-        pr_number=pull.number,
-        head_sha=pull.head_sha,
-        config_name=name,
-        verdict=verdict,
-        exit_code=exit_code,
-        headline=headline[:300],
-        marker=marker(name),
-        comment=comment,
-        remove_labels=remove_labels or [],
-        removal_note=removal_note,
-        override=override,
+    target_url: str,
+    state: StatusState | None = None,
+    description: str = "",
+) -> str:
+    """Post the sticky comment, remove stale override labels (saying why) and set the status; the URL."""
+    url = ""
+    if rt.inputs.comment:
+        url = upsert_sticky(rt.gateway, number, marker(outcome.name), outcome.comment).comment.url
+        rt.workflow.info(f"comment: {url}")
+    removed = [
+        label
+        for label in outcome.remove_labels
+        if is_override_label(label, rt.inputs.override_label) and rt.gateway.remove_label(number, label)
+    ]
+    for label in removed:
+        rt.workflow.warning(f"removed the stale override label '{label}'")
+    if removed and outcome.removal_note:
+        rt.gateway.create_comment(number, outcome.removal_note)
+    if rt.inputs.status:
+        rt.gateway.create_status(
+            head_sha,
+            state=state or STATE[outcome.verdict],
+            context=f"cairn/{safe_token(outcome.name)}",
+            description=(description or f"{outcome.verdict}: {outcome.headline}")[:140],
+            target_url=target_url,
+        )
+    return url
+
+
+def _deliver(
+    rt: Runtime, pull: PullRequestEvent, outcome: Outcome, report: Report | None, explorer: str = ""
+) -> ConfigResult:
+    """Write the artifact files, the report and the summary; post where the token allows."""
+    folder = rt.results_dir / outcome.name
+    report_path = ""
+    if report is not None:
+        write_text_atomic(folder / "report.json", dumps(report))
+        report_path = rt.display(folder / "report.json")
+        handoff = Handoff(
+            repository=rt.context.repository,
+            pr_number=pull.number,
+            head_sha=pull.head_sha,
+            config_name=outcome.name,
+            report=report,
+        )
+        paths = write_handoff(
+            handoff, rt.results_dir, comment=outcome.comment, decision_json=outcome.decision_json
+        )
+        comment_path = rt.display(paths["comment"])
+    else:
+        write_text_atomic(folder / "comment.md", outcome.comment)
+        comment_path = rt.display(folder / "comment.md")
+    rt.workflow.add_summary(outcome.comment)
+    url = ""
+    if not pull.is_fork:
+        try:
+            url = post(rt, pull.number, pull.head_sha, outcome, target_url=rt.context.run_url)
+        except PermissionDenied as exc:
+            rt.workflow.warning(
+                f"{exc.message}. {exc.hint}", title="Cairn could not write to the pull request"
+            )
+    common = dict(
+        verdict=outcome.verdict,
+        exit_code=outcome.exit_code,
+        headline=outcome.headline,
+        report_path=report_path,
+        comment_path=comment_path,
+        comment_url=url,
     )
+    if report is None:
+        return ConfigResult(config_name=outcome.name, **common)  # type: ignore[arg-type]
+    override = outcome.override.model_dump_json() if outcome.override else ""
+    return ConfigResult.of(report, override=override, explorer_path=explorer, **common)  # type: ignore[arg-type]
 
 
 def gate_config(
-    rt: Runtime, pull: PullRequestEvent, loaded: LoadedConfig, labels: LabelState
+    rt: Runtime, pull: PullRequestEvent, loaded: LoadedConfig, labels: LabelState, changed: list[str]
 ) -> ConfigResult:
-    name = loaded.config.name
-    folder = rt.results_dir / name
+    file = rt.repo_path(config_file(loaded, rt.workdir))
+    names = GatedName(
+        file=file,
+        head_name=loaded.config.name,
+        base_name=base_name(
+            rt.gateway,
+            repo_path=file,
+            base_sha=pull.base_sha,
+            workspace=rt.context.workspace,
+            embedded_default=loaded.source is None or rt.inputs.config_is_default,
+        ),
+    )
+    preface = touched_block(touched(changed, *exam_paths(loaded.config, file)))
+    subject = Subject(
+        number=pull.number,
+        head_sha=pull.head_sha,
+        base_sha=pull.base_sha,
+        base_ref=pull.base_ref,
+        author=pull.author,
+    )
+    if names.renamed and names.base_name is not None:
+        old = rt.repo_path(f"{REPORTS_DIR}/latest/{names.base_name}.json")
+        if read_base_copy(rt.gateway, path=old, ref=pull.base_sha, workspace=rt.context.workspace).data:
+            message, hint = renamed_message(names, pull.base_ref)
+            rt.workflow.error(f"{message}. {hint}", title=f"Cairn ({names.base_name}): refused")
+            comment = renamed_comment(names.base_name, message, hint, preface)
+            refused = Outcome(
+                name=names.base_name,
+                verdict="refused",
+                exit_code=2,
+                headline="config renamed",
+                comment=comment,
+            )
+            return _deliver(rt, pull, refused, None)
+    name = names.head_name
     with rt.workflow.group(f"Cairn: evaluate {name}"):
         report = rt.evaluate(loaded)
     base_path = rt.repo_path(f"{REPORTS_DIR}/latest/{name}.json")
     base = read_base_copy(rt.gateway, path=base_path, ref=pull.base_sha, workspace=rt.context.workspace)
     if base.data is None:
-        report_path = folder / "report.json"
-        write_text_atomic(report_path, dumps(report))
-        hint = no_baseline_hint(name, pull.base_ref)
+        new_file = file if names.base_name is None and loaded.source is not None else None
         rt.workflow.notice(
-            f"{base_path} does not exist at the base commit {pull.base_sha[:12]}, so the gate "
-            f"passes. To gate the next pull request, {hint}",
+            (f"{file} is new in this pull request. " if new_file else "")
+            + f"{base_path} does not exist at the base commit {pull.base_sha[:12]}, so the gate passes. "
+            f"To gate the next pull request, {no_baseline_hint(name, pull.base_ref)}",
             title=f"Cairn ({name}): no baseline",
         )
+        outcome = no_baseline(report, subject, new_file=new_file, preface=preface)
         explorer = write_explorer(rt, report)
-        comment = no_baseline_comment(report, base_ref=pull.base_ref, base_sha=pull.base_sha)
-        comment += explorer_link(rt) if explorer else ""
-        handoff = _handoff(rt, pull, name, "no-baseline", 0, NO_BASELINE_HEADLINE, comment)
-        comment_path, url = _deliver(rt, pull, handoff, None)
-        return ConfigResult.of(
-            report,
-            verdict="no-baseline",
-            exit_code=0,
-            headline=NO_BASELINE_HEADLINE,
-            report_path=rt.display(report_path),
-            comment_path=comment_path,
-            comment_url=url,
-            explorer_path=explorer,
-        )
-    baseline_file = folder / "baseline.json"
+        if explorer:
+            outcome = replace(outcome, comment=outcome.comment + explorer_link(rt))
+        return _deliver(rt, pull, outcome, report, explorer)
+    baseline_file = rt.results_dir / name / "baseline.json"
     write_text_atomic(baseline_file, base.data.decode("utf-8", "replace"))
     baseline = read_report(baseline_file)
     rt.workflow.info(
         f"baseline for {name}: {base_path} at {pull.base_sha[:12]} (read through the {base.via})"
     )
-    sticky = next((c for c in labels.comments if is_sticky(c, marker(name))), None)
-    finding = OverrideFinding()
-    if labels.has_override_label(rt.inputs.override_label):
-        finding = find_override(
-            prefix=rt.inputs.override_label,
-            labels=labels.labels,
-            events=labels.events,
-            comments=labels.comments,
-            role_of=rt.gateway.role,
-            pr=pull.number,
-            head_sha=pull.head_sha,
-            new_commits=rt.context.action == "synchronize",
-            previous=read_record(sticky.body) if sticky else None,
-        )
-    result = run_gate(
-        baseline, report, override=finding.override, source=f"{base_path} at {pull.base_sha[:12]}"
-    )
-    decision = result.decision
-    stale: tuple[Stale, ...] = finding.stale if decision.status == "regression" else ()
-    notes = [n for n in OverrideFinding(rejected=finding.rejected, stale=stale).notes()]
-    if decision.override is not None:
-        notes.append(
-            f"the override is recorded for head {decision.override.head_sha}; it covers that commit only"
-        )
-        report.notes.overrides.append(decision.override)
-    result = _with_notes(result, notes)
-    _log(rt, name, result)
-    record = f"\n{record_line(decision.override)}\n" if decision.override else ""
+    labeled_now = rt.context.label if rt.context.action == "labeled" else None
     attack = attack_section(rt, pull, loaded)  # None unless `attack: true`
     extra = f"\n{attack.markdown}" if attack else ""
-    trend = build_trend(_history(rt, name), report)
-    explorer = write_explorer(rt, report, result=result)
-    link = explorer_link(rt) if explorer else ""
-    comment = render_comment(
-        result, trend=trend, limit=MAX_COMMENT_CHARS - len(record) - len(extra) - len(link)
+    outcome = gated(
+        baseline=baseline,
+        report=report,
+        source=f"{base_path} at {pull.base_sha[:12]}",
+        subject=subject,
+        labels=labels,
+        prefix=rt.inputs.override_label,
+        role_of=rt.gateway.role,
+        labeled_now=labeled_now,
+        trend=build_trend(_history(rt, name, set(changed)), report),
+        preface=preface,
+        reserve=len(extra) + len(explorer_link(rt)),
     )
-    comment += extra + link + record
-    status, exit_code, headline = decision.status, decision.exit_code, decision.headline
-    if attack is not None and attack.exit_code > exit_code and status in ("pass", "overridden"):
+    log_outcome(rt, outcome)
+    explorer = write_explorer(rt, report, result=outcome.result)
+    outcome = replace(outcome, comment=outcome.comment + extra + (explorer_link(rt) if explorer else ""))
+    if (
+        attack is not None
+        and attack.exit_code > outcome.exit_code
+        and outcome.verdict in ("pass", "overridden")
+    ):
         # The override label covers the main gate's regression, not a broken attack probe.
-        status = "refused" if attack.exit_code == ExitCode.USAGE else "regression"
-        exit_code, headline = attack.exit_code, attack.headline
-    report_path = folder / "report.json"
-    write_text_atomic(report_path, dumps(report))
-    removal = removal_comment(name, stale, pull.head_sha) if stale else ""
-    handoff = _handoff(
-        rt,
-        pull,
-        name,
-        status,
-        exit_code,
-        headline,
-        comment,
-        remove_labels=[s.label for s in stale],
-        removal_note=removal,
-        override=decision.override,
-    )
-    comment_path, url = _deliver(rt, pull, handoff, dumps(result))
-    override = decision.override.model_dump_json() if decision.override else ""
-    return ConfigResult.of(
-        report,
-        verdict=status,
-        exit_code=exit_code,
-        headline=headline,
-        report_path=rt.display(report_path),
-        comment_path=comment_path,
-        comment_url=url,
-        override=override,
-        explorer_path=explorer,
-    )
+        verdict = "refused" if attack.exit_code == ExitCode.USAGE else "regression"
+        outcome = replace(outcome, verdict=verdict, exit_code=attack.exit_code, headline=attack.headline)
+    return _deliver(rt, pull, outcome, report, explorer)
 
 
 def run_pr_mode(rt: Runtime, configs: list[LoadedConfig]) -> list[ConfigResult]:
@@ -303,10 +282,11 @@ def run_pr_mode(rt: Runtime, configs: list[LoadedConfig]) -> list[ConfigResult]:
     assert pull is not None, "PR mode needs a pull_request event"
     if pull.is_fork:
         rt.workflow.notice(
-            f"pull request #{pull.number} comes from a fork: the token is read-only, so the comment "
-            f"and decision are written to {rt.display(rt.results_dir)}/ for the comment stage "
-            "(see the README's fork workflow)",
+            f"pull request #{pull.number} comes from a fork: the token is read-only, so the results are "
+            f"written to {rt.display(rt.results_dir)}/ for the comment stage (see the README's fork "
+            "workflow), which decides again from them and posts",
             title="Cairn: fork pull request",
         )
-    labels = read_label_state(rt, pull)
-    return [gate_config(rt, pull, loaded, labels) for loaded in configs]
+    labels = read_label_state(rt, pull.number, pull.head_sha)
+    changed = rt.gateway.pull_files(pull.number)
+    return [gate_config(rt, pull, loaded, labels, changed) for loaded in configs]

@@ -54,6 +54,7 @@ def _pull(p: Any) -> Pull:
         base_repo=p.base.repo.full_name,
         labels=tuple(label.name for label in p.labels),
         merge_commit_sha=p.merge_commit_sha,
+        author=p.user.login if p.user else "",
     )
 
 
@@ -209,6 +210,15 @@ class PyGithubGateway:
             commit.create_status(state, target_url=url, description=description[:140], context=context)
 
         guard(post, f"set the commit status {context}")
+
+    def pull_files(self, number: int) -> list[str]:
+        def read() -> list[str]:
+            found: list[str] = []
+            for f in self._repo.get_pull(number).get_files():
+                found += [f.filename] + ([f.previous_filename] if f.previous_filename else [])
+            return found
+
+        return guard(read, f"list the files of #{number}")
 
     def pulls_for_commit(self, sha: str) -> list[Pull]:
         return guard(

@@ -32,7 +32,14 @@ AttackRun = Callable[[LoadedConfig], Path]
 
 OUTPUT_METRICS = ("recall_at_5", "token_f1", "judge_score", "answer_rate", "error_rate_answered")
 """Metrics published as step outputs (named with hyphens: `token-f1`)."""
-_SEVERITY: dict[str, int] = {"pass": 0, "no-baseline": 1, "overridden": 2, "regression": 3, "refused": 4}
+_SEVERITY: dict[str, int] = {
+    "pass": 0,
+    "no-baseline": 1,
+    "overridden": 2,
+    "incomplete": 3,
+    "regression": 4,
+    "refused": 5,
+}
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -50,6 +50,8 @@ class Workflow:
         self.output_file = output_file
         self.summary_file = summary_file
         self._masked: set[str] = set()
+        self._line_open = False
+        """The last raw write did not end its line."""
 
     def _command(self, name: str, message: str, properties: Mapping[str, str] | None = None) -> None:
         props = ",".join(f"{k}={escape_property(v)}" for k, v in (properties or {}).items() if v)
@@ -96,8 +98,17 @@ class Workflow:
         try:
             yield
         finally:
-            self.stream.write(f"::{token}::\n")
+            # On a line of its own whatever came before: output that ends without a newline would
+            # otherwise glue the token to its last line, and the runner would never resume commands.
+            self.stream.write(f"{chr(10) if self._line_open else ''}::{token}::\n")
+            self._line_open = False
             self.stream.flush()
+
+    def write_raw(self, text: str) -> None:
+        """Text we do not control, as it is (inside `untrusted()`)."""
+        if text:
+            self.stream.write(text)
+            self._line_open = not text.endswith("\n")
 
     def set_output(self, name: str, value: str) -> None:
         entry = format_output(name, value)

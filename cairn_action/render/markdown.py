@@ -39,12 +39,18 @@ def render_view(view: CommentView) -> str:
     return _environment().get_template("comment.md.j2").render(view=view)
 
 
-def render_comment(result: GateResult, *, trend: Trend | None = None, limit: int = MAX_COMMENT_CHARS) -> str:
-    """The comment's markdown, at most `limit` characters."""
+def render_comment(
+    result: GateResult,
+    *,
+    trend: Trend | None = None,
+    limit: int = MAX_COMMENT_CHARS,
+    preface: tuple[str, ...] = (),
+) -> str:
+    """The comment's markdown, at most `limit` characters; `preface`: escaped lines under the verdict."""
     chart = trend_view(trend) if trend else None
     body = ""
     for budget in _BUDGETS:
-        body = render_view(build_view(result, trend=chart, budget=budget))
+        body = render_view(build_view(result, trend=chart, budget=budget, preface=preface))
         if len(body) <= limit:
             return body
     # The last budget bounds every field and list; reaching here means a new unbounded field.

@@ -188,7 +188,7 @@ def _overrides(stamp: Stamp, rows_limit: int) -> tuple[str, str, str]:
     rows = [
         [
             f"#{o.pr}" if o.pr is not None else NONE,
-            _text(o.actor, 64),
+            _text(o.actor, 64) + (" (self-override)" if o.self_override else ""),
             _text(o.label, 64),
             _text(o.reason, 300),
             _text(", ".join(o.overrode), 200),

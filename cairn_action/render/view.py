@@ -40,6 +40,8 @@ class CommentView:
     trend: TrendView | None
     notes: tuple[str, ...]
     footer: str
+    preface: tuple[str, ...] = ()
+    """Lines the Action puts under the verdict (the exam files a pull request changed), escaped."""
 
 
 def marker(config_name: str) -> str:
@@ -109,8 +111,10 @@ def _override(result: GateResult, budget: Budget) -> str:
     o = result.decision.override
     if o is None:
         return ""
+    own = " (a self-override: they opened this pull request)" if o.self_override else ""
     return (
-        f"Overridden by {escape_text(o.actor, limit=64)} with the label {escape_text(o.label, limit=64)} "
+        f"Overridden by {escape_text(o.actor, limit=64)}{own} with the label "
+        f"{escape_text(o.label, limit=64)} "
         f"({escape_text(o.at, limit=40)}). Reason: {escape_text(o.reason, limit=budget.field * 2)}"
     )
 
@@ -130,7 +134,11 @@ def _reasons(result: GateResult, budget: Budget) -> tuple[str, ...]:
 
 
 def build_view(
-    result: GateResult, *, trend: TrendView | None = None, budget: Budget | None = None
+    result: GateResult,
+    *,
+    trend: TrendView | None = None,
+    budget: Budget | None = None,
+    preface: tuple[str, ...] = (),
 ) -> CommentView:
     """Everything the comment says, formatted; `budget` caps how much of each list it shows."""
     budget = budget or Budget()
@@ -154,6 +162,7 @@ def build_view(
         reasons=_reasons(result, budget),
         notes=notes,
         footer=footer,
+        preface=preface,
     )
     if not comparison.comparable or comparison.stats is None:
         return CommentView(

@@ -191,6 +191,8 @@ class OverrideRecord(_Model):
     at: str
     overrode: list[str] = Field(default_factory=list)
     """The gate's failure reasons the override covered."""
+    self_override: bool = False
+    """The overrider is the pull request's author (allowed unless `[gate] allow_self_override = false`)."""
 
 
 class ExtraSamples(_Model):

@@ -79,6 +79,7 @@ class FakeGitHub:
         self.roles: dict[str, str] = {}  # login -> admin|maintain|write|triage|read
         self.files: dict[str, dict[str, bytes]] = {}  # ref (sha or branch) -> path -> content
         self.statuses: list[dict[str, Any]] = []
+        self.pull_files: dict[int, list[str]] = {}  # number -> the paths the pull request changes
         self.releases: dict[int, dict[str, Any]] = {}
         self.faults: list[Fault] = []
         self.barriers: list[Barrier] = []
@@ -478,6 +479,29 @@ def _list_events(fake: FakeGitHub, owner: str, repo: str, number: str, **_: Any)
     return 200, list(fake.events.get(int(number), []))
 
 
+def _pull_files(fake: FakeGitHub, owner: str, repo: str, number: str, **_: Any) -> tuple[int, Any]:
+    n = int(number)
+    if n not in fake.pulls:
+        return 404, {"message": "Not Found"}
+    files = []
+    for path in fake.pull_files.get(n, []):
+        data = path.encode()
+        files.append(
+            {
+                "sha": _blob_sha(data),
+                "filename": path,
+                "status": "modified",
+                "additions": 1,
+                "deletions": 0,
+                "changes": 1,
+                "blob_url": f"https://github.example/{fake.full_name}/blob/x/{path}",
+                "raw_url": f"https://github.example/{fake.full_name}/raw/x/{path}",
+                "contents_url": f"{fake.url}/repos/{fake.full_name}/contents/{path}",
+            }
+        )
+    return 200, files
+
+
 def _list_labels(fake: FakeGitHub, owner: str, repo: str, number: str, **_: Any) -> tuple[int, Any]:
     return 200, [{"name": n, "color": "ededed"} for n in fake.labels.get(int(number), [])]
 
@@ -699,6 +723,7 @@ _R = r"/repos/([^/]+)/([^/]+)"
 _ROUTES: list[Route] = [
     ("GET", re.compile(_R), _get_repo),
     ("GET", re.compile(_R + r"/pulls/(\d+)"), _get_pull),
+    ("GET", re.compile(_R + r"/pulls/(\d+)/files"), _pull_files),
     ("GET", re.compile(_R + r"/issues/(\d+)"), _get_issue),
     ("GET", re.compile(_R + r"/issues/(\d+)/comments"), _list_comments),
     ("POST", re.compile(_R + r"/issues/(\d+)/comments"), _create_comment),

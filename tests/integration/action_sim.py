@@ -7,12 +7,16 @@ entrypoint, `python -P -m cairn_action action`, run as a subprocess against the 
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
 import secrets
 import shutil
 import subprocess
 import sys
+import sysconfig
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +28,14 @@ REPO = Path(__file__).resolve().parents[2]
 REPOSITORY = "acme/rag"
 PR = 7
 LATEST = "reports/latest/default.json"
+COMMAND_FILES = {
+    "GITHUB_OUTPUT": "set_output",
+    "GITHUB_STEP_SUMMARY": "step_summary",
+    "GITHUB_ENV": "set_env",
+    "GITHUB_PATH": "add_path",
+    "GITHUB_STATE": "save_state",
+}
+"""The runner's file commands (github.md §1.4): the step's only ways to change the job besides stdout."""
 
 CONFIG = """name = "default"
 
@@ -45,6 +57,33 @@ size = 200
 overlap = 0
 """
 )
+
+
+def _reachable_by_others(path: Path) -> bool:
+    real = path.resolve()
+    folders_ok = all(p.stat().st_mode & 0o001 for p in real.parents)
+    return folders_ok and bool(real.stat().st_mode & 0o001)
+
+
+@functools.cache
+def interpreter() -> str:
+    """The Python that runs the Action. As root, the Action runs the evaluation as another user, who must
+    be able to execute it: a pyenv Python under /root (mode 0700) cannot be, so a venv over the system's
+    Python of the same minor version, seeing this environment's packages, stands in (as the image's
+    /usr/local/bin/python does)."""
+    if os.geteuid() != 0 or _reachable_by_others(Path(sys.executable)):
+        return sys.executable
+    base = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
+    if not base.is_file():
+        return sys.executable  # the uid-separated runs will say they cannot start the evaluation
+    folder = Path(tempfile.mkdtemp(prefix="cairn-sim-python-"))
+    folder.chmod(0o755)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    subprocess.run([str(base), "-m", "venv", "--without-pip", str(folder)], check=True, capture_output=True)
+    [site] = folder.glob("lib/python*/site-packages")
+    here = sysconfig.get_paths()["purelib"]
+    (site / "cairn_sim.pth").write_text(f"import site; site.addsitedir({here!r})\n", encoding="utf-8")
+    return str(folder / "bin" / "python")
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -146,24 +185,40 @@ class Sim:
     template: Template
     token: str = field(default_factory=lambda: "ghs_" + secrets.token_hex(18))
     api_key: str = field(default_factory=lambda: "sk-test-" + secrets.token_hex(16))
+    runtime_token: str = field(default_factory=lambda: "rt_" + secrets.token_hex(18))
     runs: int = 0
 
     @property
     def base_sha(self) -> str:
         return self.template.base_sha
 
-    def commit(self, files: Mapping[str, str | bytes], message: str) -> str:
-        """A new commit on the checked-out branch with `files` written; its SHA."""
+    def commit(self, files: Mapping[str, str | bytes], message: str, *, force: bool = False) -> str:
+        """A new commit on the checked-out branch with `files` written (`force`: even the ignored ones,
+        as `git add -f` does); its SHA."""
         for name, content in files.items():
             path = self.workspace / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(content.encode() if isinstance(content, str) else content)
         git(self.workspace, "add", "-A")
+        if force:
+            git(self.workspace, "add", "-f", "--", *files)
         git(self.workspace, "commit", "-q", "-m", message)
         return git(self.workspace, "rev-parse", "HEAD")
 
     def open_pull(self, head_sha: str, *, fork: bool = False, labels: tuple[str, ...] = ()) -> None:
         self.fake.add_pull(PR, head_sha=head_sha, base_sha=self.base_sha, fork=fork, labels=list(labels))
+        self.sync_files()
+
+    def move_head(self, head_sha: str) -> None:
+        """The pull request's head is now `head_sha` (a push), with its changed files."""
+        self.fake.pulls[PR]["head"]["sha"] = head_sha
+        self.sync_files()
+
+    def sync_files(self) -> None:
+        """The fake's `GET /pulls/7/files`: what `git diff base...head` names, as GitHub lists it."""
+        head = self.fake.pulls[PR]["head"]["sha"]
+        changed = git(self.workspace, "diff", "--name-only", f"{self.base_sha}...{head}")
+        self.fake.pull_files[PR] = [p for p in changed.splitlines() if p]
 
     def pr_event(
         self, action: str, *, sender: str = "contributor", label: str | None = None
@@ -199,11 +254,15 @@ class Sim:
         workspace: Path | None = None,
     ) -> Result | subprocess.Popen[str]:
         workspace = workspace or self.workspace
+        if (workspace / ".git").exists():  # each job checks out afresh: no untracked results survive
+            git(workspace, "clean", "-fdqx", "--", "cairn-results")
         self.runs += 1
         runner = self.root / "runner" / f"run{self.runs}"
         runner.mkdir(parents=True)
         event = runner / "event.json"
         event.write_text(json.dumps(payload), encoding="utf-8")
+        for name in COMMAND_FILES.values():  # the runner creates them before the step starts
+            (runner / name).touch(mode=0o644)
         env = {
             "PATH": os.environ["PATH"],
             "HOME": str(runner),
@@ -218,8 +277,8 @@ class Sim:
             "GITHUB_WORKSPACE": str(workspace),
             "GITHUB_SHA": sha,
             "GITHUB_REF": ref,
-            "GITHUB_OUTPUT": str(runner / "set_output"),
-            "GITHUB_STEP_SUMMARY": str(runner / "step_summary"),
+            **{var: str(runner / name) for var, name in COMMAND_FILES.items()},
+            "ACTIONS_RUNTIME_TOKEN": self.runtime_token,
             "OPENAI_API_KEY": self.api_key,
             "INPUT_GITHUB-TOKEN": self.token,
             "INPUT_CONFIG": "cairn.toml",
@@ -230,7 +289,7 @@ class Sim:
             "INPUT_WORKING-DIRECTORY": ".",
         }
         env.update({f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()})
-        cmd = [sys.executable, "-P", "-m", "cairn_action", "action"]
+        cmd = [interpreter(), "-P", "-m", "cairn_action", "action"]
         proc = subprocess.Popen(
             cmd, cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
@@ -252,7 +311,7 @@ class Sim:
     def secrets_in_files(self) -> list[str]:
         """Files under the simulation that contain the token or the API key (there must be none)."""
         found = []
-        needles = (self.token.encode(), self.api_key.encode())
+        needles = (self.token.encode(), self.api_key.encode(), self.runtime_token.encode())
         for path in self.root.rglob("*"):
             if path.is_file() and ".git" not in path.parts and any(n in path.read_bytes() for n in needles):
                 found.append(str(path))
@@ -265,9 +324,34 @@ class Sim:
         return [c for c in self.comments() if c["body"].startswith("<!-- cairn:gate config=default -->")]
 
 
+@functools.cache
+def _shared_root() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="cairn-sims-"))
+    folder.chmod(0o711)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def sim_root(tmp_path: Path) -> Path:
+    """Where a simulated runner keeps its checkout and files. As root, the Action runs the evaluation as
+    another user, who must reach the checkout as on a real runner (/home/runner/work is traversable):
+    pytest's folders are not (and a concurrent pytest resets them to 0700), so a folder of our own."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0:
+        return tmp_path
+    root = Path(tempfile.mkdtemp(prefix="sim-", dir=_shared_root()))
+    root.chmod(0o711)
+    link = tmp_path / "sim-root"
+    if not link.exists():
+        link.symlink_to(root)  # for a look after a failure
+    return root
+
+
 def new_sim(template: Template, tmp_path: Path, fake: FakeGitHub, *, seed_baseline: bool = True) -> Sim:
+    tmp_path = sim_root(tmp_path)
     workspace = tmp_path / "workspace"
     shutil.copytree(template.path, workspace, symlinks=True)
     files = {LATEST: template.baseline} if seed_baseline else {"README.md": b"no reports yet\n"}
+    files["cairn.toml"] = (template.path / "cairn.toml").read_bytes()
     fake.seed_commit(files, sha=template.base_sha, branch="main")
     return Sim(root=tmp_path, workspace=workspace, fake=fake, template=template)

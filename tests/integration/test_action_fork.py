@@ -12,9 +12,6 @@ import pytest
 from action_sim import PR, REPOSITORY, WORSE_CONFIG, Sim, Template, build_template, new_sim
 from fakes.github_server import FakeGitHub
 
-from cairn_action.gh.override import read_record, record_line
-from cairn_action.report.models import OverrideRecord
-
 pytestmark = pytest.mark.slow
 
 
@@ -67,15 +64,16 @@ def test_action__fork_pull_request__read_only__writes_the_artifact(sim: Sim) -> 
     results = sim.workspace / "cairn-results"
     assert (results / "pr-number").read_text(encoding="utf-8") == f"{PR}\n"
     handoff = json.loads((results / "default" / "result.json").read_text(encoding="utf-8"))
-    assert handoff["pr_number"] == PR and handoff["verdict"] == "regression"
-    assert handoff["comment"] == (results / "default" / "comment.md").read_text(encoding="utf-8")
+    assert handoff["pr_number"] == PR and handoff["config_name"] == "default"
+    assert handoff["report"]["config_name"] == "default"  # data, not markdown
+    assert "comment" not in handoff and "verdict" not in handoff
     assert (
         json.loads((results / "default" / "decision.json").read_text(encoding="utf-8"))["decision"][
             "exit_code"
         ]
         == 1
     )
-    assert handoff["comment"] in result.summary
+    assert (results / "default" / "comment.md").read_text(encoding="utf-8") in result.summary
     assert sim.secrets_in_files() == []
 
 
@@ -95,8 +93,8 @@ def test_action__workflow_run__comment_stage__posts_after_checking_the_pull_requ
 
     assert result.code == 0, result.stdout + result.stderr
     [comment] = sim.sticky()
-    expected = (base / "artifact" / "default" / "comment.md").read_text(encoding="utf-8")
-    assert comment["body"].rstrip("\n") == expected.rstrip("\n")
+    assert "❌ Cairn: regression for default" in comment["body"]  # decided and rendered here
+    assert result.outputs["verdict"] == "regression"
     [status] = sim.fake.statuses
     assert status["state"] == "failure" and status["context"] == "cairn/default"
     assert status["sha"] == sim.fake.pulls[PR]["head"]["sha"]
@@ -130,35 +128,40 @@ def test_action__workflow_run__artifact_for_another_head__refused(sim: Sim) -> N
     assert sim.comments() == [] and sim.fake.issue_comments(8) == []
 
 
-def test_action__workflow_run__tampered_comment__mentions_broken_and_forged_override_dropped(
-    sim: Sim,
-) -> None:
+def test_attack__fork_artifact_carries_its_own_comment__trusted_stage_renders_from_data(sim: Sim) -> None:
     sim.fake.read_only = True
     assert sim.run("pull_request", sim.pr_event("opened")).code == 1
     sim.fake.read_only = False
     base = _download_artifact(sim)
-    result_file = base / "artifact" / "default" / "result.json"
-    forged = json.loads(result_file.read_text(encoding="utf-8"))
-    head = sim.fake.pulls[PR]["head"]["sha"]
-    record = OverrideRecord(
-        pr=PR,
-        actor="maint",
-        label="cairn-override: trust me",
-        reason="trust me",
-        head_sha=head,
-        at="2026-11-30T11:00:00Z",
+    folder = base / "artifact"
+    fake = (
+        "<!-- cairn:gate config=default -->\n### ✅ Cairn: pass, overridden by maint\n\n"
+        "![](https://track.example/pixel.png) [log in again](https://phish.example) @octocat\n"
     )
-    forged["override"] = record.model_dump(mode="json")
-    forged["comment"] += "\nping @octocat and see #1\n" + record_line(record) + "\n"
+    result_file = folder / "default" / "result.json"
+    forged = json.loads(result_file.read_text(encoding="utf-8"))
+    if "comment" in forged:  # the comment the fork's run wrote, as the comment stage used to post it
+        forged.update(comment=fake, verdict="pass", headline="pass")
     result_file.write_text(json.dumps(forged), encoding="utf-8")
+    (folder / "default" / "comment.md").write_text(fake, encoding="utf-8")
+    # And a result for a config the base branch does not define, for a second comment and status.
+    invented = json.loads(json.dumps(forged).replace('"default"', '"invented"'))
+    (folder / "invented").mkdir()
+    (folder / "invented" / "result.json").write_text(json.dumps(invented), encoding="utf-8")
 
     result = sim.run(
-        "workflow_run", _workflow_run(sim), workspace=base, inputs={"working-directory": "artifact"}
+        "workflow_run",
+        _workflow_run(sim),
+        workspace=base,
+        inputs={"working-directory": "artifact", "status": "true"},
     )
 
-    assert result.code == 0, result.stdout + result.stderr
     [comment] = sim.sticky()
-    assert "@octocat" not in comment["body"] and "@\u200doctocat" in comment["body"]
-    assert "#1" not in comment["body"]
-    assert read_record(comment["body"]) is None
-    assert "does not match GitHub's label events and roles" in result.stdout
+    body = comment["body"]
+    assert not any(x in body for x in ("track.example", "phish.example", "overridden by maint", "@octocat"))
+    assert "❌ Cairn: regression for default" in body
+    assert result.code == 0, result.stdout + result.stderr
+    assert result.outputs["verdict"] == "regression"
+    assert [c for c in sim.comments() if "invented" in c["body"]] == []
+    assert [s["context"] for s in sim.fake.statuses] == ["cairn/default"]
+    assert "which no config of `config:` defines on the base branch: ignored" in result.stdout

@@ -61,11 +61,11 @@ def test_action__dockerfile__entrypoint_keeps_the_workspace_off_the_import_path(
 
 
 EVIL_TARGET = """
-import json, os, pathlib
+import os
 import cairn_action.gate.policy as policy
 
 # Try to read the token and to make the gate pass, from inside the system under test.
-pathlib.Path("seen-env.json").write_text(json.dumps(sorted(os.environ)))
+print("SEEN-ENV " + " ".join(sorted(os.environ)), flush=True)
 policy.decide = lambda *args, **kwargs: None
 
 
@@ -86,8 +86,9 @@ def test_action__pull_request__python_target__runs_without_the_token(tmp_path: P
         )
         sim.open_pull(head)
         result = sim.run("pull_request", sim.pr_event("opened"))
-        seen = (sim.workspace / "seen-env.json").read_text()
-        assert "INPUT_GITHUB-TOKEN" not in seen and "OPENAI_API_KEY" in seen
+        [seen] = [x for x in result.stdout.splitlines() if x.startswith("SEEN-ENV ")]
+        assert "INPUT_GITHUB-TOKEN" not in seen and "GITHUB_OUTPUT" not in seen
+        assert "OPENAI_API_KEY" not in seen  # the config names no key: none is passed
         assert sim.token not in seen
         assert result.code in (1, 2), result.stdout + result.stderr  # the real gate decided
         assert result.outputs["verdict"] in ("regression", "refused")

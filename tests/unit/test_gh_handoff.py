@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 
 from cairn_action.errors import DataError
-from cairn_action.gh.handoff import Handoff, neutralise, read_handoffs, write_handoff
+from cairn_action.gh.handoff import Handoff, read_handoffs, write_handoff
+from cairn_action.report.io import read_report
+
+REPORT = Path(__file__).resolve().parents[2] / "reports" / "latest" / "default.json"
 
 
 def _handoff(**extra: object) -> Handoff:
@@ -17,17 +20,15 @@ def _handoff(**extra: object) -> Handoff:
         pr_number=7,
         head_sha="a" * 40,
         config_name="default",
-        verdict="regression",
-        exit_code=1,
-        headline="3 broke",
-        marker="<!-- m -->",
-        comment="<!-- m -->\nbody",
+        report=read_report(REPORT),
         **extra,
     )  # type: ignore[arg-type]
 
 
 def test_gh_handoff__written_files__read_back(tmp_path: Path) -> None:
-    paths = write_handoff(_handoff(), tmp_path, decision_json='{"decision": {}}\n')
+    paths = write_handoff(
+        _handoff(), tmp_path, comment="<!-- m -->\nbody", decision_json='{"decision": {}}\n'
+    )
     assert (tmp_path / "pr-number").read_text() == "7\n"
     assert paths["comment"].read_text() == "<!-- m -->\nbody"
     assert read_handoffs(tmp_path) == [_handoff()]
@@ -41,11 +42,14 @@ def test_gh_handoff__written_files__read_back(tmp_path: Path) -> None:
         {"config_name": "../x"},
         {"kind": "other"},
         {"extra": 1},
-        {"comment": "x" * 70_000},
+        {"comment": "<!-- cairn:gate config=default -->\\n### pass"},
+        {"verdict": "pass"},
+        {"schema_version": 1},
+        {"report": {"config_name": "default"}},
     ],
 )
 def test_gh_handoff__tampered_file__refused(tmp_path: Path, change: dict) -> None:
-    write_handoff(_handoff(), tmp_path, decision_json=None)
+    write_handoff(_handoff(), tmp_path, comment="", decision_json=None)
     path = tmp_path / "default" / "result.json"
     path.write_text(json.dumps({**json.loads(path.read_text()), **change}))
     with pytest.raises(DataError, match="not a Cairn result file"):
@@ -55,10 +59,3 @@ def test_gh_handoff__tampered_file__refused(tmp_path: Path, change: dict) -> Non
 def test_gh_handoff__empty_folder__says_what_to_download(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"no result\.json"):
         read_handoffs(tmp_path)
-
-
-def test_gh_handoff__neutralise__breaks_mentions_and_references_only() -> None:
-    text = "ping @octocat, see #12 and acme/rag#3; ### Heading; &#39; and @\u200dalready"
-    assert neutralise(text) == (
-        "ping @\u200doctocat, see #\u200d12 and acme/rag#\u200d3; ### Heading; &#39; and @\u200dalready"
-    )

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from cairn_action.gh.gateway import Comment, LabelEvent, Role
 from cairn_action.gh.override import (
+    Anchor,
     OverrideFinding,
+    anchors_line,
     find_override,
     is_override_label,
     label_reason,
+    read_anchors,
     read_record,
     record_line,
     role_allows,
@@ -38,9 +41,14 @@ def _find(
     events: list[LabelEvent],
     comments: list[Comment] = (),  # type: ignore[assignment]
     *,
-    new_commits: bool = False,
-    previous: OverrideRecord | None = None,
+    anchors: tuple[Anchor, ...] = (),
+    labeled_now: str | bool | None = True,
+    author: str = "contributor",
+    allow_self_override: bool = True,
 ) -> OverrideFinding:
+    """`labeled_now=True`: this run is the one the first override label's `labeled` event started."""
+    if labeled_now is True:
+        labeled_now = next((x for x in labels if is_override_label(x, "cairn-override")), None)
     return find_override(
         prefix="cairn-override",
         labels=labels,
@@ -49,8 +57,10 @@ def _find(
         role_of=ROLES.__getitem__,
         pr=7,
         head_sha=HEAD,
-        new_commits=new_commits,
-        previous=previous,
+        anchors=anchors,
+        labeled_now=labeled_now or None,
+        author=author,
+        allow_self_override=allow_self_override,
     )
 
 
@@ -137,20 +147,54 @@ def test_override__comment_from_before_the_label_was_last_removed__does_not_coun
     assert _find(["cairn-override"], events, old).override is None
 
 
-def test_override__after_a_push__stale() -> None:
+def test_override__no_run_saw_it_applied__stale() -> None:
     label = "cairn-override: x"
-    found = _find([label], [_labeled(label, "maint")], new_commits=True)
+    found = _find([label], [_labeled(label, "maint")], labeled_now=None)
     assert found.override is None and [s.label for s in found.stale] == [label]
+    assert found.stale[0].given_for is None
     assert "covers only the commit it was given for" in found.notes()[0]
 
 
-def test_override__recorded_for_another_head__stale_on_any_event() -> None:
+def test_override__anchored_to_another_head__stale_on_any_event() -> None:
     label = "cairn-override: x"
-    previous = OverrideRecord(
-        pr=7, actor="maint", label=label, reason="x", head_sha="a" * 40, at="2026-11-30T11:00:00Z"
-    )
-    found = _find([label], [_labeled(label, "maint")], previous=previous)
+    anchor = Anchor(label=label, actor="maint", at="2026-11-30T11:00:00Z", head_sha="a" * 40)
+    found = _find([label], [_labeled(label, "maint")], anchors=(anchor,), labeled_now=None)
     assert found.override is None and found.stale[0].given_for == "a" * 40
+    assert "has changed since" in found.notes()[0]
+
+
+def test_override__labeled_run__anchors_this_head_and_a_later_run_keeps_it() -> None:
+    label = "cairn-override: x"
+    first = _find([label], [_labeled(label, "maint")])
+    assert first.override is not None
+    assert first.anchors == (Anchor(label=label, actor="maint", at="2026-11-30T11:00:00Z", head_sha=HEAD),)
+    later = _find([label], [_labeled(label, "maint")], anchors=first.anchors, labeled_now=None)
+    assert later.override is not None and later.anchors == first.anchors
+
+
+def test_override__anchor_of_an_earlier_application__does_not_carry_to_a_new_one() -> None:
+    label = "cairn-override: x"
+    old = Anchor(label=label, actor="maint", at="2026-11-29T11:00:00Z", head_sha=HEAD)
+    found = _find([label], [_labeled(label, "maint")], anchors=(old,), labeled_now=None)
+    assert found.override is None  # applied again later, and no run saw that application
+
+
+def test_override__by_the_author__a_self_override_unless_forbidden() -> None:
+    label = "cairn-override: x"
+    mine = _find([label], [_labeled(label, "dev")], author="dev")
+    assert mine.override is not None and mine.self_override
+    assert not _find([label], [_labeled(label, "dev")], author="someone").self_override
+    forbidden = _find([label], [_labeled(label, "dev")], author="DEV", allow_self_override=False)
+    assert forbidden.override is None
+    assert "allow_self_override = false forbids a self-override" in forbidden.notes()[0]
+
+
+def test_override__anchors__round_trip_through_the_hidden_line() -> None:
+    anchors = [Anchor(label="cairn-override: a --> b", actor="maint", at="t", head_sha=HEAD)]
+    body = "<!-- cairn:gate config=default -->\ntext\n" + anchors_line(anchors) + "\n"
+    assert read_anchors(body) == anchors
+    assert read_anchors(body.replace("override-anchors ", "override-anchors !")) == []
+    assert anchors_line([]) == ""
 
 
 def test_override__record__round_trips_through_the_hidden_line() -> None:

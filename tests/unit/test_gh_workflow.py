@@ -81,3 +81,13 @@ def test_workflow__outside_a_runner__outputs_are_printed(tmp_path: Path) -> None
 def test_workflow__output_name_with_equals__rejected() -> None:
     with pytest.raises(ValueError):
         format_output("a=b", "x")
+
+
+def test_workflow__untrusted_output_without_final_newline__resume_token_on_its_own_line(
+    tmp_path: Path,
+) -> None:
+    workflow, out = _workflow(tmp_path)
+    with workflow.untrusted():
+        workflow.write_raw("the last line has no newline")
+    start, last, end = out.getvalue().splitlines()
+    assert last == "the last line has no newline" and end == f"::{start.removeprefix('::stop-commands::')}::"

@@ -116,3 +116,13 @@ def test_stamp_render__as_markdown__markers_and_data_hidden_tables_rendered() ->
     for block in hidden:
         visible = visible.replace(block, "")
     assert "cairn:stamp" not in visible and "cairn:accuracy" not in visible
+
+
+def test_stamp_render__self_override__marked_in_the_table_and_kept_in_the_data() -> None:
+    own = override(21, "carol", "my own call", "2026-11-20T08:00:00Z").model_copy(
+        update={"self_override": True}
+    )
+    stamp = _decide(release_report(), tag="v1.0.0").stamp.model_copy(update={"overrides": [own]})
+    text = render_stamp(stamp)
+    assert "carol (self-override)" in text.rsplit("<!-- cairn:stamp ", 1)[0]
+    assert extract_stamp(text, "default") == stamp
