@@ -168,6 +168,7 @@ def _confirm(
         print("note: --baseline with --shard: confirmation needs every case; score the merged shards")
         return outcome
     if outcome.header.deterministic and not outcome.failed:
+        print(f"confirmation against {baseline_path.name}: none needed, the system is deterministic")
         return outcome  # asking a deterministic system again can only repeat its answers
     provisional = score_run(
         loaded, _as_run(outcome, cwd), which=options.split, created_at=utc_now(), cairn_version=__version__

@@ -164,11 +164,16 @@ def evaluator(
     (each mode decides what to write)."""
 
     def bind(workdir: Path, results_dir: Path, scratch: Scratch) -> Evaluate:
-        def evaluate(loaded: LoadedConfig) -> Report:
+        def evaluate(loaded: LoadedConfig, baseline: Path | None = None) -> Report:
             name = loaded.config.name
             artifact = scratch.artifact(name)
             argv = ["eval", "--run-only", "--no-progress", "--split", EVAL_SPLIT, "--artifact", str(artifact)]
             argv += ["--cache-dir", str(scratch.cache)]
+            if baseline is not None:  # the base branch's copy, where the evaluation's user can read it
+                copy = scratch.run / f"{name}.baseline.json"
+                shutil.copyfile(baseline, copy)
+                copy.chmod(0o644)
+                argv += ["--baseline", str(copy)]
             corpus = _sample_corpus(loaded, workdir, scratch)
             if corpus is not None:
                 argv += ["--corpus", str(corpus)]

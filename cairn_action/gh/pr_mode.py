@@ -224,11 +224,16 @@ def gate_config(
             )
             return _deliver(rt, pull, refused, None)
     name = names.head_name
-    with rt.workflow.group(f"Cairn: evaluate {name}"):
-        report = rt.evaluate(loaded)
     base_path = rt.repo_path(f"{REPORTS_DIR}/latest/{name}.json")
     base = read_base_copy(rt.gateway, path=base_path, ref=pull.base_sha, workspace=rt.context.workspace)
-    if base.data is None:
+    baseline_file = rt.results_dir / name / "baseline.json"
+    baseline = None
+    if base.data is not None:  # read (and validated) before the run: confirmation re-asks what changed
+        write_text_atomic(baseline_file, base.data.decode("utf-8", "replace"))
+        baseline = read_report(baseline_file)
+    with rt.workflow.group(f"Cairn: evaluate {name}"):
+        report = rt.evaluate(loaded, baseline_file if baseline is not None else None)
+    if base.data is None or baseline is None:
         new_file = file if names.base_name is None and loaded.source is not None else None
         rt.workflow.notice(
             (f"{file} is new in this pull request. " if new_file else "")
@@ -241,9 +246,6 @@ def gate_config(
         if explorer:
             outcome = replace(outcome, comment=outcome.comment + explorer_link(rt))
         return _deliver(rt, pull, outcome, report, explorer)
-    baseline_file = rt.results_dir / name / "baseline.json"
-    write_text_atomic(baseline_file, base.data.decode("utf-8", "replace"))
-    baseline = read_report(baseline_file)
     rt.workflow.info(
         f"baseline for {name}: {base_path} at {pull.base_sha[:12]} (read through the {base.via})"
     )

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Protocol
 
 from cairn_action.config import LoadedConfig, load_config
 from cairn_action.errors import CairnError, ConfigError
@@ -25,7 +26,13 @@ from cairn_action.report.leaderboard import primary_metric
 from cairn_action.report.models import Report
 from cairn_action.score.metrics import get_metric
 
-Evaluate = Callable[[LoadedConfig], Report]
+
+class Evaluate(Protocol):
+    """Evaluate one config; with the base branch's baseline report, the run confirms what changed."""
+
+    def __call__(self, loaded: LoadedConfig, baseline: Path | None = None) -> Report: ...
+
+
 """Runs and scores one config in the working directory, returning its report."""
 AttackRun = Callable[[LoadedConfig], Path]
 """Runs `cairn attack` for one config (input `attack: true`), returning the attack report's path."""

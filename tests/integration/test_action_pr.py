@@ -67,6 +67,10 @@ def test_action__pull_request__unchanged__passes_and_comments(sim: Sim) -> None:
     assert not any(r.path == "/user" for r in sim.fake.requests)
     assert f"::add-mask::{sim.token}" in result.stdout and f"::add-mask::{sim.api_key}" in result.stdout
     assert sim.secrets_in_files() == []
+    # The evaluation was told the base branch's baseline, so it confirms what changed (the stub needs none).
+    assert "confirmation against default.baseline.json: none needed, the system is deterministic" in (
+        result.stdout
+    )
 
 
 def test_action__pull_request__regression__fails_with_reasons(sim: Sim) -> None:
