@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO / "tests" / "fakes"))
 from loopback import Recorded, Reply  # noqa: E402
 from openai_server import FakeOpenAIServer  # noqa: E402
 
-from cairn_action.golden.sample.generate import generate_corpus  # noqa: E402
+from cairn_action.sample.generate import generate_corpus  # noqa: E402
 
 GOLDEN = REPO / "golden" / "golden.jsonl"
 N_CASES = 120

@@ -37,7 +37,7 @@ def _sample_corpus(loaded: LoadedConfig, workdir: Path, scratch: Scratch) -> Pat
     write the checkout, and a pull request's `data/sample` is not the sample)."""
     if loaded.corpus_dir.resolve() != (workdir / SAMPLE_CORPUS_DIR).resolve():
         return None
-    from cairn_action.golden.sample.generate import ensure_sample_corpus
+    from cairn_action.sample.generate import ensure_sample_corpus
 
     path = scratch.root / "sample"
     ensure_sample_corpus(path)
