@@ -6,12 +6,14 @@ loosen its own gate by editing its config. Every failure carries its reason in w
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import ValidationError
 from scipy.stats import fisher_exact
 
 from cairn_action.config import GateConfig
 from cairn_action.errors import DataError, ExitCode
-from cairn_action.gate.models import CaseChange, Comparison, Decision, MetricDelta, Override, Reason
+from cairn_action.gate.models import CaseChange, CaseRef, Comparison, Decision, MetricDelta, Override, Reason
 from cairn_action.report.models import OverrideRecord, Report
 from cairn_action.score.metrics import METRICS_BY_NAME, MetricSpec
 
@@ -102,27 +104,29 @@ def _critical_reasons(comparison: Comparison) -> list[Reason]:
     return reasons
 
 
+def _listed(cases: Sequence[CaseRef], shown: int = 10) -> str:
+    ids = ", ".join(c.case_id for c in cases[:shown])
+    return ids + (f" and {len(cases) - shown} more" if len(cases) > shown else "")
+
+
 def _incomplete_reasons(comparison: Comparison) -> list[Reason]:
     """Cases with no evidence in the candidate: errored after its retries, or missing altogether."""
     reasons = []
     if comparison.errored:
-        ids = ", ".join(c.case_id for c in comparison.errored[:10])
-        more = f" and {len(comparison.errored) - 10} more" if len(comparison.errored) > 10 else ""
         reasons.append(
             Reason(
                 code="case_errored",
                 message=f"{len(comparison.errored)} case(s) errored in the candidate after retries and a "
-                f"confirmation retry: {ids}{more}; rerun once the provider or target is reachable",
+                f"confirmation retry: {_listed(comparison.errored)}; rerun once the provider or target is "
+                "reachable",
             )
         )
     if comparison.removed:
-        ids = ", ".join(c.case_id for c in comparison.removed[:10])
-        more = f" and {len(comparison.removed) - 10} more" if len(comparison.removed) > 10 else ""
         reasons.append(
             Reason(
                 code="case_missing",
                 message=f"{len(comparison.removed)} baseline case(s) are missing from the candidate: "
-                f"{ids}{more}; evaluate the whole split (merge every shard)",
+                f"{_listed(comparison.removed)}; evaluate the whole split (merge every shard)",
             )
         )
     return reasons
