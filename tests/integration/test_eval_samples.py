@@ -67,7 +67,12 @@ def _baseline(tmp_path: Path, capsys, monkeypatch) -> Path:
     folder = _project(tmp_path / "base", "base_rag", "never")
     run = evaluate(folder, "tiny", capsys, monkeypatch)
     assert run.code == 0, run.err
-    return folder / "reports" / "latest" / "tiny.json"
+    return _report_of(folder)
+
+
+def _report_of(folder: Path) -> Path:
+    """The report `cairn eval --split all` wrote (split all goes to reports/all/, never reports/latest/)."""
+    return sorted((folder / "reports" / "all").glob("tiny-*.json"))[-1]  # the newest
 
 
 def test_eval__no_baseline__critical_cases_asked_baseline_samples_times(
@@ -110,7 +115,7 @@ def test_eval_baseline__changed_case_confirmed__flaky_passes_loss_fails_error_in
     assert all(n == 1 for q, n in counts.items() if q != _question(_UNANSWERABLE))
     if mode != "error":
         assert "confirmation: re-asked 1 case(s)" in run.out
-    candidate = folder / "reports" / "latest" / "tiny.json"
+    candidate = _report_of(folder)
     out = tmp_path / "decision.json"
     monkeypatch.chdir(tmp_path)
     capsys.readouterr()
@@ -143,6 +148,6 @@ def test_eval__repeats__every_case_asked_n_times_and_a_rerun_is_served_from_the_
         assert again.code == 0, again.err
         assert len(server.requests) == made  # the second ask of each case has its own cache entry
     assert made == 2 * 8
-    report = first.report
+    report = json.loads(_report_of(tmp_path).read_text())
     assert {c["n_samples"] for c in report["per_case"]} == {2}
     assert report["notes"]["extra_samples"]["samples"] == 8

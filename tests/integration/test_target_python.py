@@ -120,7 +120,7 @@ def test_python_target__module_beside_the_config__importable(
 
 def test_eval__ctrl_c__says_rerun_to_resume_and_keeps_finished_cases(tmp_path: Path) -> None:
     (tmp_path / "slow_rag.py").write_text(
-        "import time\n\ndef answer(question):\n    time.sleep(0.3)\n    return {'answer': None}\n",
+        "import time\n\ndef answer(question):\n    time.sleep(1.0)\n    return {'answer': None}\n",
         encoding="utf-8",
     )
     write_config(tmp_path, "slow", 'target = "python:slow_rag:answer"\n\n[run]\nmax_concurrency = 1')
