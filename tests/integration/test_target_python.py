@@ -132,6 +132,9 @@ def test_eval__ctrl_c__says_rerun_to_resume_and_keeps_finished_cases(tmp_path: P
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        # A shell's background job (`cmd &`) starts with SIGINT ignored, and a Python started so never
+        # installs its Ctrl-C handler: give the child the default disposition, as a terminal would.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60  # the header and one finished case, then Ctrl-C
     while time.monotonic() < deadline and not (artifact.exists() and artifact.read_bytes().count(b"\n") >= 2):
