@@ -263,6 +263,9 @@ def _noisy(cases: list[PerCase], samples: dict[str, tuple[int, int]], **override
     return report.model_copy(update={"notes": notes})
 
 
+# The safety answer the noisy candidates get wrong.
+_MILK_FREE = {"answer_text": "No, it is milk-free", "correct": False, "token_f1": 0.2, "exact_match": False}
+
 # The noisy baseline: every critical case asked 3 times (gate.baseline_samples), all right.
 _NOISY_BASELINE = {"ret-008": (3, 3), "una-001": (3, 3), "una-002": (3, 3), "una-003": (0, 3)}
 
@@ -415,14 +418,7 @@ def _variants() -> dict[str, Callable[[], Report]]:
         "noisy_flaky": lambda: _noisy(
             _with(
                 base,
-                {
-                    "ret-008": {
-                        "answer_text": "No, it is milk-free",
-                        "correct": False,
-                        "token_f1": 0.2,
-                        "exact_match": False,
-                    }
-                },
+                {"ret-008": _MILK_FREE},
             ),
             {**_NOISY_BASELINE, "ret-008": (4, 5)},
             **later,
@@ -431,14 +427,7 @@ def _variants() -> dict[str, Callable[[], Report]]:
         "noisy_lost": lambda: _noisy(
             _with(
                 base,
-                {
-                    "ret-008": {
-                        "answer_text": "No, it is milk-free",
-                        "correct": False,
-                        "token_f1": 0.2,
-                        "exact_match": False,
-                    }
-                },
+                {"ret-008": _MILK_FREE},
             ),
             {**_NOISY_BASELINE, "ret-008": (0, 5)},
             **later,
