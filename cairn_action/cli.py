@@ -7,16 +7,27 @@ clock); this module builds the parser and maps a `CairnError` to its message, hi
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from cairn_action import __version__
-from cairn_action.commands import attack, decide, evaluate, github, view
-from cairn_action.commands import init as scaffold
-from cairn_action.commands import show as show_command
+from cairn_action.commands import evaluate
 from cairn_action.errors import CairnError, ExitCode, internal_error_message
+
+
+def _lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """A command handler imported when its command runs: `cairn eval` should not pay for scipy.stats and
+    the gate, the attack suite or the GitHub client (together more than half a warm eval's time)."""
+
+    def handler(args: argparse.Namespace) -> int:
+        command = importlib.import_module(f"cairn_action.commands.{module}")
+        return getattr(command, name)(args)
+
+    handler.__name__ = name
+    return handler
 
 # The argument groups several commands share: one definition each, so their flags and help agree.
 
@@ -163,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument("--override-pr", type=int, help="override: the pull request number")
     gate.add_argument("--override-sha", help="override: the head commit it applies to")
     gate.add_argument("--override-at", help="override: when it was applied (ISO 8601; default now)")
-    gate.set_defaults(handler=decide.cmd_gate)
+    gate.set_defaults(handler=_lazy("decide", "cmd_gate"))
 
     vw = sub.add_parser(
         "view",
@@ -189,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="the HTML file to write (default: .cairn/explorer/<report>[-vs-<baseline>].html)",
     )
-    vw.set_defaults(handler=view.cmd_view)
+    vw.set_defaults(handler=_lazy("view", "cmd_view"))
 
     sc = sub.add_parser(
         "score",
@@ -260,7 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--cache-dir", type=Path, help="response cache folder; overrides the config's run.cache_dir"
     )
     _add_no_progress(att)
-    att.set_defaults(handler=attack.cmd_attack)
+    att.set_defaults(handler=_lazy("attack", "cmd_attack"))
 
     demo = sub.add_parser(
         "demo",
@@ -275,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=Path(".cairn") / "demo",
         help="folder for the two reports, the comment and the decision (default: .cairn/demo)",
     )
-    demo.set_defaults(handler=decide.cmd_demo)
+    demo.set_defaults(handler=_lazy("decide", "cmd_demo"))
 
     rel = sub.add_parser(
         "release-stamp",
@@ -324,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the environment variable holding the token (default: GITHUB_TOKEN)",
     )
     rel.add_argument("--summary", type=Path, help="also write the stamp section's markdown here")
-    rel.set_defaults(handler=github.cmd_release_stamp)
+    rel.set_defaults(handler=_lazy("github", "cmd_release_stamp"))
 
     show = sub.add_parser(
         "show",
@@ -337,7 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--failed", action="store_true", help="only the cases that are not right")
     show.add_argument("--case", metavar="ID", help="only this case")
     show.add_argument("--json", action="store_true", help="the cases as JSON, each with `right` and `why`")
-    show.set_defaults(handler=show_command.cmd_show)
+    show.set_defaults(handler=_lazy("show", "cmd_show"))
 
     init = sub.add_parser(
         "init",
@@ -347,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
         "workflows into DIR. Never overwrites: nothing is written if any of them exists.",
     )
     init.add_argument("dir", nargs="?", type=Path, default=Path("."), help="the folder (default: here)")
-    init.set_defaults(handler=scaffold.cmd_init)
+    init.set_defaults(handler=_lazy("init", "cmd_init"))
 
     action = sub.add_parser(
         "action",
@@ -356,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
         "variables, gates the pull request, refreshes the baseline or posts a fork's comment, and exits "
         "0 pass, 1 gate failed, 2 usage or refused, 3 GitHub unreachable.",
     )
-    action.set_defaults(handler=github.cmd_action)
+    action.set_defaults(handler=_lazy("github", "cmd_action"))
     return parser
 
 
