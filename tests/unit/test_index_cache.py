@@ -149,3 +149,28 @@ def test_vector_cache__unreadable_shard__texts_embedded_again_and_noted(tmp_path
     vectors = cache.vectors_for(["a", "b"], embedder.embed)
     assert vectors.shape == (2, 8) and cache.embedded == 2
     assert len(cache.problems) == 1 and "unreadable embedding shard" in cache.problems[0]
+
+
+def test_vector_cache__killed_part_way__keeps_the_shards_it_finished(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    texts = [f"chunk {i}" for i in range(7)]
+    calls = 0
+
+    def dies_on_the_third_shard(batch: list[str]) -> np.ndarray:
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            raise KeyboardInterrupt
+        return embedder.embed(batch)
+
+    with pytest.raises(KeyboardInterrupt):
+        VectorCache(tmp_path, embedder.model_sha256).vectors_for(texts, dies_on_the_third_shard, checkpoint=2)
+    assert len(list(tmp_path.rglob("vectors-*.npz"))) == 2
+    resumed = CountingEmbedder()
+    done: list[tuple[int, int]] = []
+    cache = VectorCache(tmp_path, resumed.model_sha256)
+    vectors = cache.vectors_for(
+        texts, resumed.embed, checkpoint=2, progress=lambda n, of: done.append((n, of))
+    )
+    assert resumed.embedded == texts[4:] and done == [(2, 3), (3, 3)]
+    assert np.array_equal(vectors, CountingEmbedder().embed(texts))
