@@ -54,7 +54,9 @@ def main() -> None:
             )
             if done.returncode not in (0, 1):
                 raise SystemExit(f"{mode}: cairn eval failed ({done.returncode}):\n{done.stderr[-3000:]}")
-            report = json.loads((project / "reports" / "latest" / f"{mode}.json").read_text(encoding="utf-8"))
+            # --split all writes reports/all/<config>-<timestamp>.json (never reports/latest)
+            written = sorted((project / "reports" / "all").glob(f"{mode}-*.json"))
+            report = json.loads(written[-1].read_text(encoding="utf-8"))
         r = report["retrieval"]
         at = r["recall_at_k"]
         print(

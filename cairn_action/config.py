@@ -109,14 +109,20 @@ class RetrievalConfig(_Section):
     """Chunks handed to the answerer."""
     depth: int = Field(default=10, ge=10, le=1000)
     """Chunks ranked for the retrieval metrics (at least 10, for recall@10 and nDCG@10)."""
-    fusion: Literal["rrf"] = "rrf"
-    """How `hybrid` combines BM25 and dense: reciprocal rank fusion."""
+    fusion: Literal["convex", "rrf"] = "convex"
+    """How `hybrid` combines BM25 and dense: `convex`, a weighted sum of each one's min-max normalised
+    scores (`bm25_weight`), or `rrf`, reciprocal rank fusion (`rrf_k`)."""
+    bm25_weight: float = Field(default=0.3, ge=0.0, le=1.0)
+    """`convex`: BM25's share of the fused score; dense has the rest."""
     rrf_k: int = Field(default=60, ge=1, le=1000)
     """RRF's k: a chunk at rank r of a ranking adds 1 / (k + r)."""
     candidates: int = Field(default=100, ge=10, le=10000)
     """Chunks each of BM25 and dense ranks before `hybrid` fuses them."""
     model_path: str | None = None
     """A folder with model.onnx and tokenizer.json; default: all-MiniLM-L6-v2 (int8) from the extra."""
+    sentence_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    """`dense`, `hybrid`: the share of a chunk's dense score that comes from its best sentence (each
+    sentence is embedded too); 0 uses the chunk vectors alone."""
     rewrite: Literal["none", "llm"] = "none"
     """`llm`: the provider rewrites the question into the corpus's words before retrieval."""
     rerank: Literal["none", "llm"] = "none"
@@ -387,9 +393,9 @@ _UNHASHED: dict[str, Any] = {
 
 
 _RETRIEVAL_DEFAULTS = {
-    key: RetrievalConfig.model_fields[key].default
-    for key in ("fusion", "rrf_k", "candidates", "rewrite", "rerank")
+    key: RetrievalConfig.model_fields[key].default for key in ("rrf_k", "candidates", "rewrite", "rerank")
 }
+_DENSE_ONLY = ("fusion", "bm25_weight", "sentence_weight")
 
 
 def prune_retrieval_defaults(data: dict[str, Any]) -> None:
@@ -399,6 +405,12 @@ def prune_retrieval_defaults(data: dict[str, Any]) -> None:
     for key, default in _RETRIEVAL_DEFAULTS.items():
         if key in retrieval and retrieval[key] == default:
             del retrieval[key]
+    # How dense scores are made and fused counts for dense and hybrid at every value: pruned at its
+    # default, a default that moved (fusion was rrf, sentences were not embedded) would hash two
+    # experiments alike. BM25 reads none of it.
+    if retrieval.get("mode", "bm25") == "bm25":
+        for key in _DENSE_ONLY:
+            retrieval.pop(key, None)
 
 
 def config_hash(config: Config, embedding_model: str | None = None) -> str:

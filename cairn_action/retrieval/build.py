@@ -6,11 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from cairn_action.config import ChunkingConfig, RetrievalConfig
 from cairn_action.index.chunks import ChunkStore
 from cairn_action.index.corpus import Corpus
+from cairn_action.index.sentences import sentences
 from cairn_action.retrieval.base import Retriever
-from cairn_action.retrieval.dense import DenseRetriever, HybridRetriever
+from cairn_action.retrieval.dense import DenseRetriever, HybridRetriever, SentenceUnits
 from cairn_action.retrieval.embedding import Embedder, load_embedder, locate_model, require_runtime
 from cairn_action.retrieval.index_cache import IndexCache
 from cairn_action.retrieval.lexical import BM25Retriever, index_text
@@ -32,6 +35,14 @@ def embedding_label(embedder: Embedder) -> str:
     return f"{embedder.model_id} sha256:{embedder.model_sha256}"
 
 
+def _embed_distinct(texts: list[str], embedder: Embedder) -> np.ndarray:
+    """One row per text, each distinct text embedded once (a sentence recurs across overlapping chunks)."""
+    distinct = list(dict.fromkeys(texts))
+    rows = embedder.embed(distinct)
+    where = {text: i for i, text in enumerate(distinct)}
+    return rows[[where[text] for text in texts]] if texts else rows
+
+
 def check_dense_available(retrieval: RetrievalConfig, model_path: Path | None) -> None:
     """Fail early (ConfigError, exit 2, naming the extra) when dense retrieval cannot run here."""
     if retrieval.mode != "bm25":
@@ -47,7 +58,7 @@ def build_retrieval(
     cache: IndexCache,
     model_path: Path | None = None,
     embedder_factory: Callable[[Path | None], Embedder] = load_embedder,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> BuiltRetrieval:
     """The retriever `retrieval.mode` names, built (or loaded from `cache`) over `corpus`."""
     store = cache.store(corpus, chunking.size, chunking.overlap)
@@ -65,18 +76,51 @@ def build_retrieval(
 
     embedder = embedder_factory(model_path)
     texts = [index_text(c) for c in store.chunks]
+    owner: list[int] = []
+    pieces: list[str] = []
+    if retrieval.sentence_weight > 0:
+        for position, chunk in enumerate(store.chunks):
+            for sentence in sentences(chunk.text):
+                owner.append(position)
+                pieces.append(sentence)
     problems = list(stats.problems)
     if cache.embeddings_root is None:
-        vectors = embedder.embed(texts)
+        vectors, sentence_vectors = _embed_distinct(texts, embedder), _embed_distinct(pieces, embedder)
         parts.append(f"{len(texts)} of {len(texts)} chunks embedded")
     else:
         vector_cache = VectorCache(cache.embeddings_root, embedder.model_sha256)
-        vectors = vector_cache.vectors_for(texts, embedder.embed, progress=progress)
-        problems.extend(vector_cache.problems)
+
+        def report(kind: str) -> Callable[[int, int], None] | None:
+            return None if progress is None else lambda done, of: progress(kind, done, of)
+
+        vectors = vector_cache.vectors_for(texts, embedder.embed, progress=report("chunks"))
         parts.append(f"{vector_cache.embedded} of {len(texts)} chunks embedded")
-    dense = DenseRetriever(store, vectors, lambda q: embedder.embed([q])[0])
+        before = vector_cache.embedded
+        sentence_vectors = vector_cache.vectors_for(pieces, embedder.embed, progress=report("sentences"))
+        problems.extend(vector_cache.problems)
+        if pieces:
+            parts.append(f"{vector_cache.embedded - before} of {len(set(pieces))} sentences embedded")
+    units = None
+    if pieces:
+        units = SentenceUnits(
+            np.asarray(sentence_vectors, dtype=np.float32), np.asarray(owner, dtype=np.int64)
+        )
+    dense = DenseRetriever(
+        store,
+        vectors,
+        lambda q: embedder.embed([q])[0],
+        sentences=units,
+        sentence_weight=retrieval.sentence_weight,
+    )
     retriever: Retriever = dense
     if retrieval.mode == "hybrid":
         assert bm25 is not None
-        retriever = HybridRetriever(store, [bm25, dense], k=retrieval.rrf_k, candidates=retrieval.candidates)
+        retriever = HybridRetriever(
+            store,
+            [bm25, dense],
+            fusion=retrieval.fusion,
+            k=retrieval.rrf_k,
+            bm25_weight=retrieval.bm25_weight,
+            candidates=retrieval.candidates,
+        )
     return BuiltRetrieval(store, retriever, embedding_label(embedder), ", ".join(parts), tuple(problems))

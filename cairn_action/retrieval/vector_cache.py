@@ -57,6 +57,7 @@ class VectorCache:
         self.problems: list[str] = []
         self.embedded = 0
         """Texts this process embedded (cache misses)."""
+        self._known: dict[str, np.ndarray] | None = None
 
     def _load(self) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
@@ -88,21 +89,25 @@ class VectorCache:
         """One row per text: cached rows, and `embed` for the texts never seen (stored every `checkpoint`
         texts; `progress(done, missing)` is called after each shard)."""
         keys = [text_key(t) for t in texts]
-        known = self._load()
+        if self._known is None:  # read the shards once, however many calls (chunks, then sentences)
+            self._known = self._load()
+        known = self._known
         missing: dict[str, str] = {}
         for key, text in zip(keys, texts, strict=True):
             if key not in known and key not in missing:
                 missing[key] = text
         pending = list(missing)
+        done = 0
         for start in range(0, len(pending), max(1, checkpoint)):
             new_keys = pending[start : start + max(1, checkpoint)]
             fresh = np.asarray(embed([missing[k] for k in new_keys]), dtype=np.float32)
             self.embedded += len(new_keys)
+            done += len(new_keys)
             digest = hashlib.sha256("\n".join(new_keys).encode()).hexdigest()
             save_npz(self.folder / f"vectors-{digest}.npz", keys=np.asarray(new_keys), vectors=fresh)
             known.update(zip(new_keys, fresh, strict=True))
             if progress is not None:
-                progress(self.embedded, len(pending))
+                progress(done, len(pending))
         if not keys:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([known[k] for k in keys]).astype(np.float32, copy=False)

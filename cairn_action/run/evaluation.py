@@ -251,7 +251,9 @@ def run_evaluation(
         config.retrieval,
         cache=IndexCache(loaded.cache_dir / INDEX_CACHE_DIR),
         model_path=model_path,
-        progress=lambda done, of: log.write(f"embedded {done} of {of} new chunks (cached as they finish)\n"),
+        progress=lambda kind, done, of: log.write(
+            f"embedded {done} of {of} new {kind} (cached as they go)\n"
+        ),
     )
     store, retriever = built.store, built.retriever
     log.write(

@@ -17,7 +17,13 @@ from cairn_action.errors import ConfigError
 from cairn_action.index.chunks import Chunk, ChunkStore
 from cairn_action.retrieval.base import Hit
 from cairn_action.retrieval.build import check_dense_available
-from cairn_action.retrieval.dense import DenseRetriever, HybridRetriever, reciprocal_rank_fusion
+from cairn_action.retrieval.dense import (
+    DenseRetriever,
+    HybridRetriever,
+    SentenceUnits,
+    convex_fusion,
+    reciprocal_rank_fusion,
+)
 from cairn_action.retrieval.lexical import BM25Retriever
 
 TEXTS = {
@@ -79,20 +85,52 @@ def test_rrf__two_rankings__scores_are_the_sum_of_reciprocal_ranks() -> None:
     assert {k[0]: v for k, v in fused.items()} == pytest.approx(expected, abs=0, rel=1e-15)
 
 
-def test_hybrid__fixed_rankings__fused_order_pinned() -> None:
+def test_hybrid_rrf__fixed_rankings__fused_order_pinned() -> None:
     store = _store()
-    hybrid = HybridRetriever(store, [Fixed(store, "abc"), Fixed(store, "cad")], k=60, candidates=10)
+    hybrid = HybridRetriever(
+        store, [Fixed(store, "abc"), Fixed(store, "cad")], fusion="rrf", k=60, candidates=10
+    )
     hits = hybrid.retrieve("q", 4)
     assert _docs(hits) == "acbd"
     assert hits[0].score == pytest.approx(1 / 61 + 1 / 62)
     assert [h.rank for h in hits] == [1, 2, 3, 4]
 
 
-def test_hybrid__equal_fused_scores__ordered_by_chunk_id() -> None:
+@pytest.mark.parametrize("fusion", ["rrf", "convex"])
+def test_hybrid__equal_fused_scores__ordered_by_chunk_id(fusion: str) -> None:
     store = _store()
-    hits = HybridRetriever(store, [Fixed(store, "db"), Fixed(store, "bd")]).retrieve("q", 2)
+    retrievers = [Fixed(store, "db"), Fixed(store, "bd")]
+    hits = HybridRetriever(store, retrievers, fusion=fusion, bm25_weight=0.5).retrieve("q", 2)
     assert _docs(hits) == "bd"
     assert hits[1].score == math.nextafter(hits[0].score, -math.inf)
+
+
+def test_convex__two_rankings__weighted_sum_of_min_max_normalised_scores() -> None:
+    store = _store()
+    # scores 1, 1/2, 1/3 normalise to 1, 1/4, 0 in each ranking; a chunk a ranking lacks gets 0 from it
+    fused = convex_fusion(
+        [Fixed(store, "abc").retrieve("", 3), Fixed(store, "cad").retrieve("", 3)], (0.3, 0.7)
+    )
+    expected = {"a": 0.3 + 0.7 * 0.25, "b": 0.3 * 0.25, "c": 0.7, "d": 0.0}
+    assert {k[0]: v for k, v in fused.items()} == pytest.approx(expected, abs=1e-12)
+
+
+def test_hybrid_convex__fixed_rankings__fused_order_pinned() -> None:
+    store = _store()
+    hybrid = HybridRetriever(store, [Fixed(store, "abc"), Fixed(store, "cad")], candidates=10)
+    assert hybrid.fusion == "convex" and hybrid.weights == (0.3, 0.7)  # the defaults
+    hits = hybrid.retrieve("q", 4)
+    assert _docs(hits) == "cabd"
+    assert hits[0].score == pytest.approx(0.7) and hits[1].score == pytest.approx(0.475)
+
+
+def test_hybrid_convex__a_retriever_with_nothing_to_say__keeps_the_others_best_first() -> None:
+    store = _store()
+    # BM25's ranking is noise (b first); dense is sure of c. Equal-weight RRF puts the noise first;
+    # the convex default keeps dense's best on top.
+    noise, sure = Fixed(store, "bda"), Fixed(store, "cab")
+    assert _docs(HybridRetriever(store, [noise, sure], fusion="rrf").retrieve("q", 1)) == "b"
+    assert _docs(HybridRetriever(store, [noise, sure]).retrieve("q", 1)) == "c"
 
 
 def test_hybrid__bm25_and_dense__a_paraphrase_bm25_misses_is_found() -> None:
@@ -100,8 +138,9 @@ def test_hybrid__bm25_and_dense__a_paraphrase_bm25_misses_is_found() -> None:
     bm25 = BM25Retriever(store)
     query = "manager leave"
     assert "c" not in _docs(bm25.retrieve(query, 4))  # no shared word
-    hybrid = HybridRetriever(store, [bm25, _dense(store)], k=60, candidates=4)
-    assert _docs(hybrid.retrieve(query, 3)) == "abc"
+    for fusion in ("rrf", "convex"):
+        hybrid = HybridRetriever(store, [bm25, _dense(store)], fusion=fusion, candidates=4)
+        assert "c" in _docs(hybrid.retrieve(query, 3)), fusion
 
 
 def test_hybrid__without_the_extra__one_line_error_naming_it(
@@ -173,3 +212,26 @@ def test_embedder__several_worker_threads__the_same_vectors_as_one() -> None:
     one = OnnxEmbedder(locate_model(None), workers=1).embed(texts)
     four = OnnxEmbedder(locate_model(None), workers=4).embed(texts)
     assert np.array_equal(one, four)  # each text runs alone, in order, whichever thread runs it
+
+
+def test_dense_sentences__a_chunk_scored_by_its_best_sentence_too() -> None:
+    store = _store()
+    # chunk vectors favour a; c holds one sentence that is exactly the query (sentence rows grouped by
+    # chunk: a has two sentences, b none, c one, d one)
+    vectors = np.asarray([[0.8, 0.6, 0.0], [0.6, 0.0, 0.8], [0.6, 0.8, 0.0], [0.0, 0.0, 1.0]], np.float32)
+    units = SentenceUnits(
+        vectors=np.asarray([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], np.float32),
+        owner=np.asarray([0, 0, 2, 3]),
+    )
+    query = np.asarray([1.0, 0.0, 0.0], np.float32)
+    chunk_only = DenseRetriever(store, vectors, lambda _q: query, sentence_weight=0.0)
+    both = DenseRetriever(store, vectors, lambda _q: query, sentences=units)
+    assert _docs(chunk_only.retrieve("q", 4))[0] == "a"
+    # c: (0.6 + 1.0) / 2 = 0.8; a: (0.8 + 0.0) / 2 = 0.4; b has no sentence: its own 0.6 twice
+    assert _docs(both.retrieve("q", 4)) == "cbad"
+    assert both.similarities("q").tolist() == pytest.approx([0.4, 0.6, 0.8, 0.0])
+
+
+def test_sentence_units__rows_not_grouped_by_chunk__refused() -> None:
+    with pytest.raises(ValueError, match="grouped"):
+        SentenceUnits(vectors=np.zeros((2, 3), np.float32), owner=np.asarray([1, 0]))

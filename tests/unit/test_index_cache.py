@@ -10,9 +10,10 @@ import pytest
 from cairn_action.config import ChunkingConfig, RetrievalConfig
 from cairn_action.index.chunks import build_store
 from cairn_action.index.corpus import Corpus, Document, corpus_hash_of
+from cairn_action.index.sentences import sentences
 from cairn_action.retrieval.build import build_retrieval
 from cairn_action.retrieval.index_cache import IndexCache
-from cairn_action.retrieval.lexical import BM25Retriever
+from cairn_action.retrieval.lexical import BM25Retriever, index_text
 from cairn_action.retrieval.vector_cache import VectorCache
 
 POLICY = "# Leave\n\n" + " ".join(
@@ -113,10 +114,24 @@ def test_embeddings__second_build__nothing_embedded(tmp_path: Path) -> None:
     _dense(tmp_path, CORPUS, first)
     again = CountingEmbedder()
     _, summary = _dense(tmp_path, CORPUS, again)
-    n = len(build_store(CORPUS, 300, 60).chunks)
-    assert len(first.embedded) == n
+    chunks = build_store(CORPUS, 300, 60).chunks
+    n, m = len(chunks), len({s for c in chunks for s in sentences(c.text)})
+    assert len(first.embedded) == n + m and m > n  # each chunk, and each distinct sentence once
     assert again.embedded == []
-    assert summary == f"chunks cached, BM25 cached, 0 of {n} chunks embedded"
+    assert summary == f"chunks cached, BM25 cached, 0 of {n} chunks embedded, 0 of {m} sentences embedded"
+
+
+def test_embeddings__sentence_weight_zero__no_sentence_embedded(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    built = build_retrieval(
+        CORPUS,
+        ChunkingConfig(size=300, overlap=60),
+        RetrievalConfig(mode="dense", sentence_weight=0.0),
+        cache=IndexCache(tmp_path),
+        embedder_factory=lambda _path: embedder,
+    )
+    assert len(embedder.embedded) == len(built.store.chunks)
+    assert "sentences" not in built.summary
 
 
 def test_embeddings__one_document_changed__only_its_chunks_embedded_again(tmp_path: Path) -> None:
@@ -126,18 +141,22 @@ def test_embeddings__one_document_changed__only_its_chunks_embedded_again(tmp_pa
     )
     again = CountingEmbedder()
     _dense(tmp_path, edited, again)
-    changed = {c.text for c in build_store(edited, 300, 60).chunks if c.doc == "expenses.md"}
-    unchanged = {c.text for c in build_store(edited, 300, 60).chunks if c.doc == "leave.md"}
+
+    def embedded_for(doc: str) -> set[str]:  # what the model sees of a document: chunks and sentences
+        chunks = [c for c in build_store(edited, 300, 60).chunks if c.doc == doc]
+        return {index_text(c) for c in chunks} | {s for c in chunks for s in sentences(c.text)}
+
     assert again.embedded
-    assert all(any(text in e for text in changed) for e in again.embedded)
-    assert not any(any(text in e for text in unchanged) for e in again.embedded)
+    assert set(again.embedded) <= embedded_for("expenses.md")
+    assert not set(again.embedded) & embedded_for("leave.md")
 
 
 def test_embeddings__another_model_file__everything_embedded_again(tmp_path: Path) -> None:
     _dense(tmp_path, CORPUS, CountingEmbedder("a" * 64))
     other = CountingEmbedder("b" * 64)
     _dense(tmp_path, CORPUS, other)
-    assert len(other.embedded) == len(build_store(CORPUS, 300, 60).chunks)
+    chunks = build_store(CORPUS, 300, 60).chunks
+    assert len(other.embedded) == len(chunks) + len({s for c in chunks for s in sentences(c.text)})
 
 
 def test_vector_cache__unreadable_shard__texts_embedded_again_and_noted(tmp_path: Path) -> None:
