@@ -69,8 +69,8 @@ def test_render__config_changed__a_few_settings_on_one_line() -> None:
 
 def test_render__config_changed__many_settings_collapsed_in_details() -> None:
     body = _body("top_k_cut")
-    summary = "<summary>Config changed: 4 settings (chunking.overlap, chunking.size, retrieval.depth, …)</summary>"
-    assert summary in body
+    keys = "chunking.overlap, chunking.size, retrieval.depth, …"
+    assert f"<summary>Config changed: 4 settings ({keys})</summary>" in body
     rows = next(t for t in _tables(body) if t[0] == ["setting", "baseline", "this PR"])
     assert rows[1:] == [
         ["chunking.overlap", "160", "40"],
@@ -106,7 +106,8 @@ def test_render__report_older_than_config_snapshots__says_what_its_notes_show() 
     base, candidate = report("baseline"), report("critical_lost")
     old = base.model_copy(update={"notes": base.notes.model_copy(update={"config": {}})})
     body = render_comment(run_gate(old, candidate))
-    assert "**Config**: hash e26592bbd90d0924 → a1b2c3d4e5f60718; a report older than config snapshots" in body
+    hashes = "e26592bbd90d0924 → a1b2c3d4e5f60718"
+    assert f"**Config**: hash {hashes}; a report older than config snapshots" in body
     narrower = candidate.model_copy(update={"notes": candidate.notes.model_copy(update={"top_k": 3})})
     body = render_comment(run_gate(old, narrower))
     assert "**Config changed** (of the settings an older report records): retrieval.top\\_k 5 → 3" in body
@@ -121,7 +122,8 @@ def test_render__cases_that_went_wrong__say_why_from_the_evidence() -> None:
     assert cells["ret-005 · numeric"][3].endswith("why: withheld: confidence 0.31 below the threshold 0.50")
     assert all("why:" not in row[2] for row in broke[1:])  # the baseline was right: nothing to explain
     critical = _body("critical_lost")
-    assert "| why          | —                                | lexical judge said wrong; support seen (rank 1 of top 5) |" in critical
+    judged = "lexical judge said wrong; support seen (rank 1 of top 5)"
+    assert f"| why          | —                                | {judged} |" in critical
     assert "why: confidence 0.62 cleared the threshold 0.50" in critical
 
 
