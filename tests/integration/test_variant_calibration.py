@@ -17,7 +17,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.mark.parametrize("with_calibration", [True, False], ids=["calibration-copied", "config-only"])
 def test_eval__shipped_variant_outside_the_checkout__calibrated_or_told_where_to_put_one(
-    with_calibration: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    with_calibration: bool,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     (tmp_path / "configs").mkdir()
     shutil.copy(REPO / "configs" / "top-k-3.toml", tmp_path / "configs")
