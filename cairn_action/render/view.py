@@ -84,11 +84,11 @@ def _statistics(s: Statistics) -> tuple[str, tuple[str, ...]]:
     # Paired over every answerable case, an abstention or error scoring 0: not the table's mean over the
     # answered cases, and the wording says so.
     if s.wilcoxon_method == "none":
-        parts.append(f"paired token F1 unchanged on all {s.n_f1} answerable cases")
+        parts.append(f"paired token F1 unchanged on the {s.n_f1} answerable cases both scored")
     elif s.f1_delta is not None and s.f1_low is not None and s.f1_high is not None:
         parts.append(
-            f"paired token F1 Δ {s.f1_delta:+.3f} over all {s.n_f1} answerable cases, an abstention "
-            f"scoring 0 (95% CI {s.f1_low:+.3f} to "
+            f"paired token F1 Δ {s.f1_delta:+.3f} over the {s.n_f1} answerable cases both scored, an "
+            f"abstention scoring 0 (95% CI {s.f1_low:+.3f} to "
             f"{s.f1_high:+.3f}), one-sided Wilcoxon signed-rank p = {_p(s.wilcoxon_p_one_sided)} "
             f"({s.wilcoxon_method})"
         )

@@ -55,10 +55,10 @@ def test_render__token_f1__table_and_statistics_name_their_populations() -> None
     # The table's mean over each report's answered cases; the statistics' paired change over all
     # answerable ones (an abstention scores 0): the same name for two figures that may disagree, labelled.
     assert "| token F1 (answered cases) | 0.906      | 0.900     | 🔴 -0.006   |" in body
-    assert "paired token F1 Δ -0.006 over all 9 answerable cases, an abstention scoring 0" in body
+    assert "paired token F1 Δ -0.006 over the 9 answerable cases both scored, an abstention scoring 0" in body
     top_k = _body("top_k_cut")
     assert "| token F1 (answered cases) | 0.906      | 0.607     | 🔴 -0.299   |" in top_k
-    assert "paired token F1 Δ -0.333 over all 9 answerable cases" in top_k
+    assert "paired token F1 Δ -0.333 over the 9 answerable cases both scored" in top_k
 
 
 def test_render__config_changed__a_few_settings_on_one_line() -> None:
