@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from cairn_action.gate.models import Comparison, GateResult, Statistics
 from cairn_action.render import tables
+from cairn_action.render.config_diff import config_diff
 from cairn_action.render.escape import escape_text, safe_token
 from cairn_action.render.tables import Budget, CriticalView, Section
 from cairn_action.render.trend import TrendView
@@ -200,7 +201,7 @@ def build_view(
     sections += [by_tag] if by_tag else []
     sections.append(tables.metrics_section(comparison, decision))
     statistics, sample_notes = _statistics(comparison.stats)
-    config_line, config_section = tables.config_diff(comparison, budget)
+    config_line, config_section = config_diff(comparison, budget)
     return CommentView(
         **common,
         override=_override(result, budget),
