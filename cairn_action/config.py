@@ -14,6 +14,7 @@ import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -430,6 +431,36 @@ def config_hash(config: Config, embedding_model: str | None = None) -> str:
         del data["prices"]
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def _public(value: object) -> object:
+    """A URL without its user, password, query or fragment (a token may hide there); anything else as is."""
+    if isinstance(value, str) and re.match(r"(?i)https?://", value):
+        parts = urlsplit(value)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+        return urlunsplit((parts.scheme, host + port, parts.path, "", ""))
+    return value
+
+
+def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, object]:
+    flat: dict[str, object] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):  # an empty table (no prices, no floors) adds no key
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            public = [_public(v) for v in value] if isinstance(value, list) else _public(value)
+            flat[f"{prefix}{key}"] = public
+    return flat
+
+
+def experiment_settings(config: Config, embedding_model: str | None = None) -> dict[str, object]:
+    """What `config_hash` identifies, as dotted keys (`chunking.size`: 800), with URLs stripped of
+    credentials and queries: a report records it, so a comparison can say which settings changed."""
+    data = config.model_dump(mode="json", exclude=_UNHASHED)
+    if embedding_model is not None:
+        data["retrieval"]["embedding_model"] = embedding_model
+    return dict(sorted(_flatten(data).items()))
 
 
 _TABLE_HEADER = re.compile(r"^\[\s*([^\[\]]+?)\s*\]")

@@ -84,9 +84,6 @@ def test_architecture__environment__read_only_by_entry_points(path: Path) -> Non
     assert "os.environ" not in source and "os.getenv" not in source, f"{path} reads the environment"
 
 
-# A package whose internal import cycle is known and being reworked elsewhere: gate/ (its __init__ imports
-# gate.compare, which imports gate.paired, which imports the package again). Everywhere else, none.
-CYCLES_ALLOWED_WITHIN = {"gate"}
 # The pure stages read run records (run.models) and nothing else of the expensive half: no artifact or
 # shard IO, no provider, no budget guard.
 PURE_STAGES = {"score", "report", "gate", "render"}
@@ -160,9 +157,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[set[str]]:
 
 
 def test_architecture__no_import_cycles() -> None:
-    cycles = [
-        sorted(c) for c in _cycles(_import_graph()) if {m.split(".")[0] for m in c} - CYCLES_ALLOWED_WITHIN
-    ]
+    cycles = [sorted(c) for c in _cycles(_import_graph())]
     assert not cycles, f"import cycles: {cycles}"
 
 

@@ -318,10 +318,12 @@ def _next_steps(loaded: LoadedConfig, report: Report, latest: Path) -> list[str]
         return []
     source = loaded.source
     config = f" --config {_relative_to_cwd(source)}" if source and source.name != "cairn.toml" else ""
+    # Say where the calibration was looked for: it travels with the config file (a variant copied
+    # without its .calibration.json, or run from a package that does not carry it, finds none).
     return [
-        f"next: `cairn calibrate{config}` fits the abstention threshold on the calibration slice (commit "
-        f"{loaded.calibration_out_path.name}); then commit {latest}: it is the baseline pull requests are "
-        "gated against"
+        f"next: `cairn calibrate{config}` fits the abstention threshold on the calibration slice (there is "
+        f"none at {_relative_to_cwd(loaded.calibration_out_path)}: commit it there); then commit {latest}: "
+        "it is the baseline pull requests are gated against"
     ]
 
 

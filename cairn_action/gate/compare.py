@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from cairn_action.gate.config_diff import config_changes
 from cairn_action.gate.models import (
     CaseChange,
     CaseRef,
@@ -29,6 +30,7 @@ from cairn_action.gate.outcome import (
 )
 from cairn_action.gate.paired import paired_statistics
 from cairn_action.report.models import Environment, PerCase, Report
+from cairn_action.report.why import setting_of
 from cairn_action.score.metrics import METRICS, MetricSpec
 
 RETRIEVAL_K = 5
@@ -249,6 +251,7 @@ def compare(
     # A deterministic side's one sample is its exact success rate (0 or 1), so a change against it needs
     # no further evidence: the single-sample rule applies when either side is deterministic.
     deterministic = baseline.notes.deterministic or candidate.notes.deterministic
+    before_setting, after_setting = setting_of(baseline), setting_of(candidate)
     pairs: list[tuple[PerCase, PerCase]] = []
     changes: list[CaseChange] = []
     not_compared: list[str] = []
@@ -288,8 +291,8 @@ def compare(
                 outcome=result,
                 transition=moved,
                 retrieval=retrieval,
-                baseline=side(before),
-                candidate=side(after),
+                baseline=side(before, before_setting),
+                candidate=side(after, after_setting),
                 loss_p=p,
                 lost=critical and result == "broke" and (p is None or p <= critical_max_p),
             )
@@ -312,8 +315,11 @@ def compare(
     answered_after, errors_after = _answered_errors(candidate)
     answered_before, errors_before = _answered_errors(baseline)
     extra = candidate.notes.extra_samples
+    settings, recorded = config_changes(baseline, candidate)
     return Comparison(
         **identities,
+        config_changes=settings,
+        config_recorded=recorded,
         notes=_notes(baseline, candidate, same_env, len(not_compared), baseline_errors),
         same_environment=same_env,
         retrieval_k=retrieval_k,

@@ -81,6 +81,8 @@ class CaseSide(_Model):
     """Of those, the right ones."""
     first_right: bool | None = None
     """Whether the first sample alone was right (what a single run would have said)."""
+    why: str = ""
+    """Why the first sample went wrong, from the report's evidence (`report.why`); "" when it was right."""
 
 
 class CaseChange(_Model):
@@ -184,6 +186,15 @@ class Refusal(_Model):
     hint: str
 
 
+class ConfigChange(_Model):
+    """A setting of the experiment that differs between the two reports; None: absent on that side."""
+
+    key: str
+    """Dotted, as in the config file: `chunking.size`, `retrieval.top_k`."""
+    baseline: str | None
+    candidate: str | None
+
+
 class Comparison(_Model):
     """Two reports compared item by item; `refusals` non-empty means nothing else was computed."""
 
@@ -226,6 +237,11 @@ class Comparison(_Model):
     extra_cost_usd: float | None = 0.0
     extra_samples: int = 0
     stats: Statistics | None = None
+    config_changes: list[ConfigChange] = Field(default_factory=list)
+    """Settings that differ, baseline to candidate (`gate.config_diff`)."""
+    config_recorded: bool = True
+    """Both reports recorded their whole config; False: `config_changes` covers only the settings every
+    report's notes carry (a report written before config snapshots)."""
 
     @property
     def comparable(self) -> bool:

@@ -15,6 +15,7 @@ from scipy import stats
 
 from cairn_action.gate.models import CaseSide, Outcome, RetrievalChange, Transition
 from cairn_action.report.models import PerCase
+from cairn_action.report.why import Setting, wrong_reason
 
 
 @dataclass(frozen=True)
@@ -68,10 +69,11 @@ def is_right(case: PerCase) -> bool | None:
     return case.answerable and case.correct is True
 
 
-def side(case: PerCase) -> CaseSide:
-    """The case as one report saw it, for the comparison."""
+def side(case: PerCase, setting: Setting) -> CaseSide:
+    """The case as one report saw it, for the comparison; `setting`: that report's top_k, threshold..."""
     counts = tally(case)
     return CaseSide(
+        why=wrong_reason(case, setting),
         status=case.status,
         right=verdict(case),
         first_right=is_right(case),

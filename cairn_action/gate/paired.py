@@ -9,9 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cairn_action.gate import stats
 from cairn_action.gate.models import Statistics, TagDelta
 from cairn_action.gate.outcome import verdict
+from cairn_action.gate.stats import (
+    BOOTSTRAP_RESAMPLES,
+    mcnemar,
+    minimum_detectable_drop,
+    paired_interval,
+    scipy_version,
+    wilcoxon_drop,
+)
 from cairn_action.report.models import PerCase
 
 PAIRED_CLAIM_MIN = 50
@@ -29,20 +36,20 @@ def paired_statistics(pairs: Sequence[tuple[PerCase, PerCase]], tags: Sequence[T
     right_after = [1.0 if verdict(a) else 0.0 for _, a in pairs]
     b = sum(1 for x, y in zip(right_before, right_after, strict=True) if x > y)
     c = sum(1 for x, y in zip(right_before, right_after, strict=True) if y > x)
-    test = stats.mcnemar(b, c)
-    accuracy = stats.paired_interval(right_before, right_after)
+    test = mcnemar(b, c)
+    accuracy = paired_interval(right_before, right_after)
     # Token F1 is defined against an expected answer, so over answerable cases; an answerable case that
     # abstained or failed scores 0, as an empty prediction does under the SQuAD definition.
     answerable = [(x, y) for x, y in pairs if x.answerable]
     f1_before = [_f1(x) for x, _ in answerable]
     f1_after = [_f1(y) for _, y in answerable]
-    wilcoxon = stats.wilcoxon_drop(f1_before, f1_after)
-    f1 = stats.paired_interval(f1_before, f1_after)
+    wilcoxon = wilcoxon_drop(f1_before, f1_after)
+    f1 = paired_interval(f1_before, f1_after)
     n = len(pairs)
-    mdd = stats.minimum_detectable_drop(n, (b + c) / n) if n else None
+    mdd = minimum_detectable_drop(n, (b + c) / n) if n else None
     interval = accuracy or f1
     bootstrap = (
-        f"{interval.method} bootstrap over cases, {stats.BOOTSTRAP_RESAMPLES} resamples, "
+        f"{interval.method} bootstrap over cases, {BOOTSTRAP_RESAMPLES} resamples, "
         f"seed {interval.seed}, {interval.confidence:.0%} interval"
         if interval
         else "no bootstrap (no paired cases)"
@@ -63,7 +70,7 @@ def paired_statistics(pairs: Sequence[tuple[PerCase, PerCase]], tags: Sequence[T
         wilcoxon_p_one_sided=wilcoxon.p_one_sided,
         wilcoxon_method=wilcoxon.method,
         bootstrap=bootstrap,
-        scipy_version=stats.scipy_version(),
+        scipy_version=scipy_version(),
         min_detectable_drop=mdd,
         sample_notes=_sample_notes(n, tags),
     )

@@ -26,6 +26,11 @@ _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
 _SCHEME_SEPARATOR = re.compile(r"://")
 _WWW = re.compile(r"(?i)(www)(\.)")
 _TRIGGERS = frozenset("@#")
+# GitHub reads `@name` as a mention only after the start or a non-word character (its mention filter:
+# `(?:^|\W)@name`), and `x@y.z` as an e-mail link only with a dot after the @. So an @ between a letter or
+# digit and a dot-free word (`recall@5`, `nDCG@10`) is neither, and keeps no joiner: Ctrl-F finds it.
+# A sentence's closing dot is not a domain's: `recall@10.` is no address either.
+_INERT_AT = re.compile(r"(?<=[A-Za-z0-9])@(?=[A-Za-z0-9-]+(?:\.(?![A-Za-z0-9_-])|(?![A-Za-z0-9._+-])))")
 
 
 def _clean(text: str, limit: int) -> str:
@@ -73,9 +78,12 @@ def escape_text(text: str | None, *, limit: int = DEFAULT_LIMIT, empty: str = ""
         return empty
     cleaned = _SCHEME_SEPARATOR.sub(":" + ZWJ + "//", cleaned)
     cleaned = _WWW.sub(lambda m: m.group(1) + ZWJ + m.group(2), cleaned)
+    inert = {m.start() for m in _INERT_AT.finditer(cleaned)}
     out = []
-    for ch in cleaned:
-        if ch in _ENTITIES:
+    for i, ch in enumerate(cleaned):
+        if i in inert:
+            out.append(ch)
+        elif ch in _ENTITIES:
             out.append(_ENTITIES[ch])
         elif ch in _BACKSLASHED:
             out.append("\\" + ch)

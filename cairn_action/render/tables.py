@@ -19,7 +19,9 @@ from cairn_action.score.metrics import get_metric
 
 NONE = "—"
 _CHANGE_MARK = {"better": "🟢 ", "worse": "🔴 ", "same": "", "n/a": ""}
-_CHANGE_HEADERS = ("case", "question", "expected", "baseline", "this PR", "support rank")
+# Four columns, so a case's text wraps into few lines at GitHub's comment width: the expected answer goes
+# under the question, the support's rank beside each side's confidence.
+_CHANGE_HEADERS = ("case", "question and expected answer", "baseline", "this PR")
 _OUTCOME_TITLES = (
     ("broke", "Broke: right before, wrong now"),
     ("fixed", "Fixed: wrong before, right now"),
@@ -87,12 +89,21 @@ def samples(side: CaseSide) -> str:
     return f"right in {side.n_right} of {side.n_samples} sample{'' if side.n_samples == 1 else 's'}"
 
 
-def _side(side: CaseSide, budget: Budget) -> str:
+def why(side: CaseSide, budget: Budget) -> str:
+    """Why a wrong side went wrong, one phrase from the report's evidence; "" for a right side."""
+    return "" if side.right else escape_text(side.why, limit=budget.field)
+
+
+def _side(side: CaseSide, budget: Budget, *, answerable: bool) -> str:
     evidence = f"; {samples(side)}" if side.n_samples > 1 else ""
+    support = f", support rank {rank(side.support_rank)}" if answerable else ""
     if side.status == "answered":
-        answer = escape_text(side.answer_text, limit=budget.field, empty="(empty answer)")
-        return f"{answer} (conf {conf(side.confidence)}{evidence})"
-    return f"{escape_text(side.status)} (conf {conf(side.confidence)}{evidence})"
+        text = escape_text(side.answer_text, limit=budget.field, empty="(empty answer)")
+    else:
+        text = escape_text(side.status)
+    text += f" (conf {conf(side.confidence)}{support}{evidence})"
+    reason = why(side, budget)
+    return f"{text}<br>why: {reason}" if reason else text
 
 
 def _cited(side: CaseSide) -> str:
@@ -127,11 +138,9 @@ def _change_rows(changes: Sequence[CaseChange], budget: Budget) -> list[list[str
     return [
         [
             _cell(c),
-            escape_text(c.question, limit=budget.field, empty=NONE),
-            _expected(c, budget),
-            _side(c.baseline, budget),
-            _side(c.candidate, budget),
-            f"{rank(c.baseline.support_rank)} → {rank(c.candidate.support_rank)}",
+            f"{escape_text(c.question, limit=budget.field, empty=NONE)}<br>expected: {_expected(c, budget)}",
+            _side(c.baseline, budget, answerable=c.answerable),
+            _side(c.candidate, budget, answerable=c.answerable),
         ]
         for c in changes
     ]
@@ -213,23 +222,41 @@ def tag_section(comparison: Comparison, budget: Budget) -> Section | None:
         for t in comparison.tags[: budget.rows]
     ]
     k = comparison.retrieval_k
-    recall = escape_text(f"recall@{k}")  # even our own @ gets the joiner: no exception to check for
+    recall = escape_text(f"recall@{k}")
     headers = ("tag", "n", "correct", "Δ correct", recall, f"Δ {recall}")
     body, omitted = table(headers, rows, len(comparison.tags))
     return Section(summary="Per tag, critical tags first", table=body, omitted=omitted)
 
 
-def _delta_cell(m: MetricDelta) -> str:
+def _delta_cell(m: MetricDelta, *, say_ungated: bool = True) -> str:
+    """The change; `say_ungated`: mark a change not gated (measured on another kind of machine: the
+    notes say so) here, where the table has no gate column."""
     if m.change == "n/a":
         return NONE
     if m.change == "same":
         return "no change"
     text = f"{_CHANGE_MARK[m.change]}{get_metric(m.name).format_delta(m.delta)}"
-    return text if m.gated else f"{text} (other machine, not gated)"
+    return text if m.gated or not say_ungated else f"{text} (not gated)"
+
+
+# Answer metrics are means over each report's own answered, answerable cases, so the two columns can
+# average different cases; the statistics' token F1 is paired over every answerable case (an abstention
+# scores 0). The label names the population, so the two figures do not seem to contradict each other.
+_POPULATION = {"exact_match": "answered cases", "token_f1": "answered cases", "judge_score": "answered cases"}
+
+
+def metric_label(name: str) -> str:
+    """A metric's name in the comment, with the cases it is a mean over where that is not all of them."""
+    label = escape_text(get_metric(name).label)
+    return f"{label} ({_POPULATION[name]})" if name in _POPULATION else label
 
 
 def leaderboard(comparison: Comparison) -> str:
-    """The leaderboard's columns for baseline and candidate, and the change in each."""
+    """The leaderboard's metrics, one per row: baseline, this PR, and the change.
+
+    One metric per row keeps the table four columns wide, so no cell wraps at GitHub's comment width
+    (nine metric columns did); the config names are in the title and the footer.
+    """
     metrics = {m.name: m for m in comparison.metrics}
     specs = [
         s
@@ -237,19 +264,20 @@ def leaderboard(comparison: Comparison) -> str:
         if s.name in metrics
         and (metrics[s.name].baseline is not None or metrics[s.name].candidate is not None)
     ]
-    baseline = escape_text(comparison.baseline.config_name, limit=64)
-    candidate = escape_text(comparison.candidate.config_name, limit=64)
     rows = [
-        [f"{baseline} (baseline)", *(s.format(metrics[s.name].baseline) for s in specs)],
-        [f"{candidate} (this PR)", *(s.format(metrics[s.name].candidate) for s in specs)],
-        ["Δ", *(_delta_cell(metrics[s.name]) for s in specs)],
+        [
+            metric_label(s.name),
+            s.format(metrics[s.name].baseline),
+            s.format(metrics[s.name].candidate),
+            _delta_cell(metrics[s.name]),
+        ]
+        for s in specs
     ]
-    headers = ["", *(escape_text(s.label) for s in specs)]
-    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
+    return tabulate(rows, headers=["", "baseline", "this PR", "Δ"], tablefmt="github", disable_numparse=True)
 
 
-def _rule(name: str, decision: Decision) -> str:
-    policy, spec = decision.policy, get_metric(name)
+def _rule(m: MetricDelta, decision: Decision) -> str:
+    name, policy, spec = m.name, decision.policy, get_metric(m.name)
     rules = []
     if name in policy.max_drop:
         rules.append(f"max drop {spec.format_delta(policy.max_drop[name]).lstrip('+')}")
@@ -257,6 +285,8 @@ def _rule(name: str, decision: Decision) -> str:
         rules.append(f"{'floor' if spec.higher_is_better else 'ceiling'} {spec.format(policy.floors[name])}")
     if not rules:
         return ""
+    if not m.gated:
+        return f"not gated ({', '.join(rules)})"
     failed = any(r.subject == name for r in decision.reasons)
     return f"{'❌' if failed else '✅'} {', '.join(rules)}"
 
@@ -268,11 +298,11 @@ def metrics_section(comparison: Comparison, decision: Decision) -> Section:
         spec = get_metric(m.name)
         rows.append(
             [
-                escape_text(spec.label),
+                metric_label(m.name),
                 spec.format(m.baseline),
                 spec.format(m.candidate),
-                _delta_cell(m),
-                _rule(m.name, decision),
+                _delta_cell(m, say_ungated=False),
+                _rule(m, decision),
             ]
         )
     body = tabulate(
@@ -297,6 +327,8 @@ def critical_cases(comparison: Comparison, budget: Budget) -> tuple[list[Critica
             ["support rank", rank(c.baseline.support_rank), rank(c.candidate.support_rank)],
             ["cited", _cited(c.baseline), _cited(c.candidate)],
         ]
+        if c.baseline.why or c.candidate.why:
+            rows.append(["why", why(c.baseline, budget) or NONE, why(c.candidate, budget) or NONE])
         if c.loss_p is not None:
             rows.append(["samples", samples(c.baseline), samples(c.candidate)])
         views.append(

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from cairn_action.gate.outcome import is_right
 from cairn_action.report.models import PerCase, Report
 from cairn_action.report.summary import abstention_line
+from cairn_action.report.why import setting_of, support_phrase
 
 _COLOURS = {"right": "32", "wrong": "31", "stale": "33", "error": "33", "dim": "2"}
 _ANSWER_SHOWN = 200  # characters of an answer or question on one line
@@ -29,29 +30,11 @@ def _short(text: str | None) -> str:
     return flat if len(flat) <= _ANSWER_SHOWN else flat[: _ANSWER_SHOWN - 1] + "…"
 
 
-def _threshold(report: Report) -> float | None:
-    note = report.notes.calibration or {}
-    value = note.get("threshold") if note.get("applied") else None
-    return float(value) if isinstance(value, int | float) else None
-
-
-def _retrieval(case: PerCase, top_k: int) -> str:
-    rank = case.retrieved_support_rank
-    if not case.answerable:
-        return ""
-    if not case.support_located:
-        return "its support was not located in the corpus"
-    if rank is None:
-        return "the support never surfaced in the ranked chunks"
-    if rank > top_k:
-        return f"the support ranked {rank}, but the answerer saw only {top_k} chunk{'s' * (top_k != 1)}"
-    return f"the support ranked {rank}, within the {top_k} chunk{'s' * (top_k != 1)} the answerer saw"
-
-
 def why(case: PerCase, report: Report) -> str:
     """One sentence: why the case is right, wrong, stale or an error, from what the record shows."""
-    top_k = report.notes.top_k
-    retrieval = _retrieval(case, top_k)
+    setting = setting_of(report)
+    top_k = setting.top_k
+    retrieval = support_phrase(case, setting)  # the comment's phrase for the same evidence (report.why)
     if case.status == "error":
         return f"error: {case.error or 'no message'} (a rerun retries it)"
     if case.status == "stale":
@@ -64,7 +47,7 @@ def why(case: PerCase, report: Report) -> str:
             return "wrong: answered a question whose premise the documents contradict"
         return "wrong: answered a question the documents do not answer"
     if case.status == "abstained":
-        threshold = _threshold(report)
+        threshold = setting.threshold
         if case.abstained_by_threshold and threshold is not None and case.confidence is not None:
             head = f"wrong: abstained, confidence {case.confidence:.3f} below the calibrated threshold "
             return f"{head}{threshold:g}; {retrieval}"

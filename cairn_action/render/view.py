@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from cairn_action.gate.models import Comparison, GateResult, Statistics
 from cairn_action.render import tables
+from cairn_action.render.config_diff import config_diff
 from cairn_action.render.escape import escape_text, safe_token
 from cairn_action.render.tables import Budget, CriticalView, Section
 from cairn_action.render.trend import TrendView
@@ -28,8 +29,13 @@ _VERDICT = {
 class CommentView:
     marker: str
     verdict: str
+    """The title: status and config only, so it stays one line of an h3 at GitHub's comment width."""
+    headline: str
     reasons: tuple[str, ...]
     override: str
+    config_line: str
+    """The settings that changed, on one line; or, for more than a few, `config_section`."""
+    config_section: Section | None
     leaderboard: str
     critical_heading: str
     critical: tuple[CriticalView, ...]
@@ -49,11 +55,15 @@ def marker(config_name: str) -> str:
     return f"<!-- cairn:gate config={safe_token(config_name)} -->"
 
 
+_TITLE_NAME = 24
+"""Characters of a config name in the title; the footer carries the whole name."""
+
+
 def _subject(comparison: Comparison) -> str:
-    candidate = escape_text(comparison.candidate.config_name, limit=64)
+    candidate = escape_text(comparison.candidate.config_name, limit=_TITLE_NAME)
     if comparison.candidate.config_name == comparison.baseline.config_name:
         return candidate
-    return f"{candidate} against baseline {escape_text(comparison.baseline.config_name, limit=64)}"
+    return f"{candidate} against baseline {escape_text(comparison.baseline.config_name, limit=_TITLE_NAME)}"
 
 
 def _p(value: float | None) -> str:
@@ -72,11 +82,14 @@ def _statistics(s: Statistics) -> tuple[str, tuple[str, ...]]:
             f"correctness {s.accuracy_delta * 100:+.1f} pp "
             f"(95% CI {s.accuracy_low * 100:+.1f} to {s.accuracy_high * 100:+.1f})"
         )
+    # Paired over every answerable case, an abstention or error scoring 0: not the table's mean over the
+    # answered cases, and the wording says so.
     if s.wilcoxon_method == "none":
-        parts.append(f"token F1 unchanged on all {s.n_f1} answerable cases")
+        parts.append(f"paired token F1 unchanged on the {s.n_f1} answerable cases both scored")
     elif s.f1_delta is not None and s.f1_low is not None and s.f1_high is not None:
         parts.append(
-            f"token F1 {s.f1_delta:+.3f} over {s.n_f1} answerable cases (95% CI {s.f1_low:+.3f} to "
+            f"paired token F1 Δ {s.f1_delta:+.3f} over the {s.n_f1} answerable cases both scored, an "
+            f"abstention scoring 0 (95% CI {s.f1_low:+.3f} to "
             f"{s.f1_high:+.3f}), one-sided Wilcoxon signed-rank p = {_p(s.wilcoxon_p_one_sided)} "
             f"({s.wilcoxon_method})"
         )
@@ -143,11 +156,12 @@ def build_view(
     """Everything the comment says, formatted; `budget` caps how much of each list it shows."""
     budget = budget or Budget()
     comparison, decision = result.comparison, result.decision
-    verdict = f"{_VERDICT[decision.status]} for {_subject(comparison)}: {escape_text(decision.headline)}"
+    verdict = f"{_VERDICT[decision.status]} for {_subject(comparison)}"
     ident = comparison.candidate
     footer = " · ".join(
         [
             f"Cairn {escape_text(ident.cairn_version, limit=20)}",
+            f"config {escape_text(ident.config_name, limit=64)}",
             f"golden set {escape_text(ident.golden_version, limit=40)}",
             f"corpus {escape_text(ident.corpus_hash[:12], limit=12)}",
             f"split {escape_text(ident.split, limit=20)}",
@@ -159,6 +173,7 @@ def build_view(
     common = dict(
         marker=marker(ident.config_name),
         verdict=verdict,
+        headline=escape_text(decision.headline),
         reasons=_reasons(result, budget),
         notes=notes,
         footer=footer,
@@ -168,6 +183,8 @@ def build_view(
         return CommentView(
             **common,
             override="",
+            config_line="",
+            config_section=None,
             leaderboard="",
             critical_heading="",
             critical=(),
@@ -184,9 +201,12 @@ def build_view(
     sections += [by_tag] if by_tag else []
     sections.append(tables.metrics_section(comparison, decision))
     statistics, sample_notes = _statistics(comparison.stats)
+    config_line, config_section = config_diff(comparison, budget)
     return CommentView(
         **common,
         override=_override(result, budget),
+        config_line=config_line,
+        config_section=config_section,
         leaderboard=tables.leaderboard(comparison),
         critical_heading=f"Critical cases lost ({n_critical})" if n_critical else "",
         critical=tuple(critical),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cairn_action.config import Config, config_hash
+from cairn_action.config import Config, config_hash, experiment_settings
 from cairn_action.errors import DataError
 from cairn_action.golden.models import GoldenCase, GoldenSet
 from cairn_action.golden.split import GoldenSplit, SplitName
@@ -263,6 +263,7 @@ def _notes(
         extra_samples=extra_samples_note(later),
         gate_policy=config.gate.model_dump(mode="json"),
         extra={"embedding_model": header.embedding_model} if header.embedding_model else {},
+        config=experiment_settings(config, header.embedding_model),
     )
 
 

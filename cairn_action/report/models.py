@@ -246,6 +246,9 @@ class Notes(_Model):
     """The config's [gate] section at the time of the run: a comparison uses the *baseline's* policy,
     so a pull request cannot loosen its own gate."""
     extra: dict[str, str] = Field(default_factory=dict)
+    config: dict[str, object] = Field(default_factory=dict)
+    """Addition: the experiment the config hash identifies, as dotted keys (`chunking.size`: 800; URLs
+    without credentials): the comment's config diff. Empty in reports written before it existed."""
 
 
 class Report(_Model):

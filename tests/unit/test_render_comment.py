@@ -41,6 +41,7 @@ CASES = {
     "refused_golden_version.md": ("golden_v2", None),
     "pass_improved.md": ("improved", None),
     "regression_recall.md": ("recall_drop", None),
+    "regression_top_k.md": ("top_k_cut", None),
     "incomplete_missing_case.md": ("missing_case", None),
     "pass_other_machine.md": ("slow_other_machine", None),
 }
@@ -103,7 +104,8 @@ def test_render__fixture__tables_and_details_parse_as_gfm(expected: str) -> None
 def test_render__regression__verdict_reasons_and_critical_cases_lead() -> None:
     body = _render("critical_lost")
     lines = body.splitlines()
-    assert lines[1].startswith("### ❌ Cairn: regression for default: 2 broke, 1 fixed of 12 cases")
+    assert lines[1] == "### ❌ Cairn: regression for default"
+    assert lines[3] == "**2 broke, 1 fixed of 12 cases**"
     assert (
         body.index("critical case ret-008")
         < body.index("#### Critical cases lost (2)")

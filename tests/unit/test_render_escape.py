@@ -88,3 +88,13 @@ def test_truncate__short_text__unchanged() -> None:
 def test_safe_token__only_name_characters() -> None:
     assert safe_token("default --> <script>") == "default--script"
     assert safe_token("@@") == "unnamed"
+
+
+def test_escape__metric_name_with_at__no_joiner_so_ctrl_f_finds_it() -> None:
+    # `recall@5` is no mention (a letter precedes the @) and no e-mail address (no dot follows it).
+    assert escape_text("recall@5 fell; nDCG@10 and recall@10.") == "recall@5 fell; nDCG@10 and recall@10."
+
+
+@pytest.mark.parametrize("text", ["@alice", "x @bob", "(@org/team)", "a@b.com", "recall@5.2", "é@x", "_@x"])
+def test_escape__at_that_could_mention_or_link__keeps_the_joiner(text: str) -> None:
+    assert "@" + ZWJ in escape_text(text)

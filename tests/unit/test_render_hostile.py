@@ -13,12 +13,13 @@ from markdown_it import MarkdownIt
 
 from cairn_action.gate import run_gate
 from cairn_action.gate.models import GateResult, Override
-from cairn_action.render.escape import ZWJ
 from cairn_action.render.markdown import MAX_COMMENT_CHARS, render_comment
 from cairn_action.render.trend import build_trend
 from cairn_action.report.models import CitedChunk, PerCase, Report
 
 MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+MENTION = re.compile(r"(?:^|[^A-Za-z0-9_])@[A-Za-z0-9]", re.MULTILINE)
+EMAIL = re.compile(r"[A-Za-z0-9._+-]@[A-Za-z0-9_-]+\.[A-Za-z0-9_-]")
 FRAGMENTS = [
     "@octocat",
     "@org/team",
@@ -133,8 +134,10 @@ def _check(body: str, result: GateResult) -> None:
     closers = [line for line in lines if "-->" in line]
     assert body.count("<!--") == 1
     assert closers[0] == lines[0] and all(line.startswith("    y-axis ") for line in closers[1:])
-    # No mention: every @ is followed by the zero-width joiner; no autolink.
-    assert all(body[i + 1 : i + 2] == ZWJ for i in range(len(body)) if body[i] == "@")
+    # No mention (GitHub's filter: an @ after the start or a non-word character) and no e-mail autolink
+    # (a dot after the @): each such @ is followed by the zero-width joiner.
+    assert not MENTION.search(body), MENTION.search(body)
+    assert not EMAIL.search(body), EMAIL.search(body)
     visible = "\n".join(lines[1:])  # the marker is an HTML comment: never rendered
     assert "://" not in visible and "www." not in visible.lower()
     tokens = MD.parse(body)

@@ -25,7 +25,7 @@ def test_show__failed__only_the_cases_not_right_each_with_why(capsys: pytest.Cap
     block = out.split("✗ una-002")[1].split("\n\n")[0]
     assert "expected:  (no answer: abstain)" in block
     assert "why:       wrong: answered a question whose premise the documents contradict" in block
-    assert "why:       wrong: abstained; the support never surfaced in the ranked chunks" in out
+    assert "why:       wrong: abstained; support not in the top 10 retrieved" in out
 
 
 def test_show__case__one_case_with_what_was_asked_expected_and_answered(
@@ -58,7 +58,7 @@ def test_why__support_ranked_below_what_the_answerer_saw__says_so() -> None:
     base = report("critical_lost")
     case = base.per_case[6].model_copy(update={"retrieved_support_rank": 2, "support_located": True})
     one_chunk = base.model_copy(update={"notes": base.notes.model_copy(update={"top_k": 1})})
-    assert why(case, one_chunk) == "wrong: abstained; the support ranked 2, but the answerer saw only 1 chunk"
+    assert why(case, one_chunk) == "wrong: abstained; support ranked 2, the answerer saw only 1 chunk"
 
 
 class _Terminal(io.StringIO):

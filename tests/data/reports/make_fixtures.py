@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cairn_action.config import Config, experiment_settings
 from cairn_action.report.models import (
     AbstentionMetrics,
     AnswerMetrics,
@@ -36,6 +37,10 @@ POLICY = {
     "override_label": "cairn-override",
 }
 ALPHA = 0.25
+# The experiment each report records (notes.config): the baseline's, and the candidates' (one setting
+# changed, so each config hash names a real difference the comment can show).
+SETTINGS = experiment_settings(Config.model_validate({"calibration": {"alpha": ALPHA}, "gate": POLICY}))
+LATER_SETTINGS = {**SETTINGS, "provider.max_tokens": 256}
 
 
 def _case(
@@ -180,7 +185,9 @@ def baseline_cases() -> list[PerCase]:
     ]
 
 
-def _report(cases: list[PerCase], **overrides: object) -> Report:
+def _report(
+    cases: list[PerCase], *, settings: dict[str, object] = SETTINGS, top_k: int = 5, **overrides: object
+) -> Report:
     located = [c for c in cases if c.support_located]
     ranks = [c.retrieved_support_rank for c in located]
     answered = [c for c in cases if c.status == "answered"]
@@ -243,6 +250,9 @@ def _report(cases: list[PerCase], **overrides: object) -> Report:
             provider="stub",
             golden_hash="9d1c0ffee0000000000000000000000000000000000000000000000000000001",
             gate_policy=POLICY,
+            top_k=top_k,
+            retrieval_depth=int(settings["retrieval.depth"]),  # type: ignore[call-overload]
+            config=settings,
             deterministic=True,  # the stub: one sample per case is the whole truth
         ),
     )
@@ -279,7 +289,11 @@ _WRONG = {"answer_text": "30 days", "correct": False, "token_f1": 0.0, "exact_ma
 
 def _variants() -> dict[str, Callable[[], Report]]:
     base = baseline_cases()
-    later = {"created_at": "2026-01-06T09:30:00Z", "config_hash": "a1b2c3d4e5f60718"}
+    later: dict[str, object] = {
+        "created_at": "2026-01-06T09:30:00Z",
+        "config_hash": "a1b2c3d4e5f60718",
+        "settings": LATER_SETTINGS,
+    }
     return {
         "baseline": lambda: _report(base),
         # A safety answer flips and a false-premise question is now answered: critical losses.
@@ -322,12 +336,44 @@ def _variants() -> dict[str, Callable[[], Report]]:
             _with(base, {cid: _WRONG for cid in ("ret-001", "ret-002", "ret-003", "ret-004", "ret-005")}),
             **later,
         ),
-        # Answers unchanged, but two support chunks left the top 5: recall@5 falls 22 points.
+        # Answers unchanged, but smaller chunks moved two supports out of the top 5: recall@5 falls 22 points.
         "recall_drop": lambda: _report(
             _with(
                 base, {"ret-002": {"retrieved_support_rank": 7}, "ret-004": {"retrieved_support_rank": None}}
             ),
-            **later,
+            **{**later, "settings": {**SETTINGS, "chunking.size": 200, "chunking.overlap": 40}},
+        ),
+        # The answerer sees 1 chunk instead of 5, over smaller chunks ranked deeper: a support at rank 2 is
+        # no longer seen, one is not retrieved at all, and one answer falls below the threshold.
+        "top_k_cut": lambda: _report(
+            _with(
+                base,
+                {
+                    "ret-002": {**_WRONG, "retrieved_support_rank": 2, "confidence": 0.7},
+                    "ret-004": {**_WRONG, "retrieved_support_rank": None, "confidence": 0.6},
+                    "ret-005": {
+                        "status": "abstained",
+                        "answer_text": None,
+                        "correct": None,
+                        "token_f1": None,
+                        "exact_match": None,
+                        "confidence": 0.31,
+                        "abstained_by_threshold": True,
+                        "cited": [],
+                    },
+                },
+            ),
+            top_k=1,
+            **{
+                **later,
+                "settings": {
+                    **SETTINGS,
+                    "chunking.size": 200,
+                    "chunking.overlap": 40,
+                    "retrieval.top_k": 1,
+                    "retrieval.depth": 20,
+                },
+            },
         ),
         # Four right answers now abstain: answer rate under its floor of 50%, McNemar p = 1/16.
         "floor_crossed": lambda: _report(
@@ -398,8 +444,8 @@ def _variants() -> dict[str, Callable[[], Report]]:
         ),
         "slow_other_machine": lambda: _report(
             _with(base, {c.case_id: {"latency_ms": 480.0} for c in base}),
-            notes=_report(base).notes.model_copy(update={"environment": MAC}),
-            **later,
+            notes=_report(base, settings=LATER_SETTINGS).notes.model_copy(update={"environment": MAC}),
+            **{k: v for k, v in later.items() if k != "settings"},
         ),
         "cost_up": lambda: _report(_with(base, {c.case_id: {"cost_usd": 0.0030} for c in base}), **later),
         # A critical case (right in the baseline) is missing, a new case appears, one case went stale.
@@ -452,10 +498,10 @@ def _variants() -> dict[str, Callable[[], Report]]:
         ),
         "golden_edited": lambda: _report(
             base,
-            notes=_report(base).notes.model_copy(
+            notes=_report(base, settings=LATER_SETTINGS).notes.model_copy(
                 update={"golden_hash": "9d1c0ffee0000000000000000000000000000000000000000000000000000002"}
             ),
-            **later,
+            **{k: v for k, v in later.items() if k != "settings"},
         ),
         "corpus_changed": lambda: _report(base, corpus_hash="77aa00bb11cc22dd", **later),
         "split_all": lambda: _report(base, split="all", **later),
@@ -474,8 +520,13 @@ def main() -> None:
     variants = _variants()
     (HERE / "history").mkdir(exist_ok=True)
     for created_at, name in HISTORY:
-        report = variants[name]().model_copy(
-            update={"created_at": created_at, "config_hash": "e26592bbd90d0924"}
+        made = variants[name]()
+        report = made.model_copy(
+            update={
+                "created_at": created_at,
+                "config_hash": "e26592bbd90d0924",
+                "notes": made.notes.model_copy(update={"config": SETTINGS}),
+            }
         )
         slug = created_at.replace("-", "").replace(":", "")
         path = HERE / "history" / f"default-{slug}.json"
