@@ -36,6 +36,8 @@ CONTAINER_FOLDER = "/github/home/.cache/cairn-index"
 MAX_BYTES = 4 * 1024**3
 """All files of one copy together; GitHub keeps at most 10 GB of caches per repository."""
 MAX_FILES = 20_000
+LIMIT = f"{MAX_BYTES >> 30} GiB"
+"""The byte limit as the log names it."""
 MAX_DEPTH = 4
 """index/embeddings/<model>/vectors-*.npz is three levels down."""
 TEMP_PREFIX = ".tmp-"
@@ -179,7 +181,7 @@ class _Copy:
             if self.rule.single_link and found.st_nlink != 1:
                 return self.skip(path, "a hard link")
             if self.done.files >= MAX_FILES or self.done.bytes + found.st_size > MAX_BYTES:
-                return self.skip(path, f"over the limit ({MAX_FILES} files, {MAX_BYTES >> 30} GiB)")
+                return self.skip(path, f"over the limit ({MAX_FILES} files, {LIMIT})")
             if _same_size(name, dst_fd, found.st_size):
                 self.done.kept += 1
                 return None
