@@ -174,46 +174,54 @@ class _Copy:
             return
         with os.fdopen(fd, "rb") as source:
             found = os.fstat(source.fileno())
-            if not stat.S_ISREG(found.st_mode):
-                return self.skip(path, "not a regular file")
-            if self.rule.uid is not None and found.st_uid != self.rule.uid:
-                return self.skip(path, "not the evaluation user's file")
-            if self.rule.single_link and found.st_nlink != 1:
-                return self.skip(path, "a hard link")
-            if self.done.files >= MAX_FILES or self.done.bytes + found.st_size > MAX_BYTES:
-                return self.skip(path, f"over the limit ({MAX_FILES} files, {LIMIT})")
-            if _same_size(name, dst_fd, found.st_size):
+            why = self._refused(found)
+            if why:
+                self.skip(path, why)
+            elif _same_size(name, dst_fd, found.st_size):
                 self.done.kept += 1
-                return None
-            self._write(source, name, dst_fd, found.st_size)
-            self.done.files += 1
-            self.done.bytes += found.st_size
-        return None
+            elif self._write(source, name, dst_fd, found.st_size):
+                self.done.files += 1
+                self.done.bytes += found.st_size
+            else:
+                self.skip(path, "changed while it was copied")
 
-    def _write(self, source: BinaryIO, name: str, dst_fd: int, size: int) -> None:
-        """Written whole under a temporary name, then renamed over `name` (a link there is replaced,
-        never followed)."""
+    def _refused(self, found: os.stat_result) -> str:
+        """Why a source file is not copied, or ''."""
+        if not stat.S_ISREG(found.st_mode):
+            return "not a regular file"
+        if self.rule.uid is not None and found.st_uid != self.rule.uid:
+            return "not the evaluation user's file"
+        if self.rule.single_link and found.st_nlink != 1:
+            return "a hard link"
+        if self.done.files >= MAX_FILES or self.done.bytes + found.st_size > MAX_BYTES:
+            return f"over the limit ({MAX_FILES} files, {LIMIT})"
+        return ""
+
+    def _write(self, source: BinaryIO, name: str, dst_fd: int, size: int) -> bool:
+        """`size` bytes written whole under a temporary name, then renamed over `name` (a link there is
+        replaced, never followed); False, and nothing written, when the file shrank meanwhile."""
         tmp = f"{TEMP_PREFIX}cairn-{secrets.token_hex(6)}"
-        out = os.open(
-            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=dst_fd
-        )
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        out = os.open(tmp, flags, 0o644, dir_fd=dst_fd)
         try:
             with os.fdopen(out, "wb") as target:
-                in_fd, left = source.fileno(), size
+                left = size
                 while left > 0:
-                    sent = os.sendfile(target.fileno(), in_fd, None, min(left, 1 << 26))
-                    if (
-                        sent == 0
-                    ):  # the file shrank while copied: keep what was read, the size check redoes it
+                    sent = os.sendfile(target.fileno(), source.fileno(), None, min(left, 1 << 26))
+                    if sent == 0:
                         break
                     left -= sent
                 if self.owner is not None:
                     os.fchown(target.fileno(), self.owner.uid, self.owner.gid)
                 os.fchmod(target.fileno(), 0o644)
+            if left > 0:
+                os.unlink(tmp, dir_fd=dst_fd)
+                return False
             os.replace(tmp, name, src_dir_fd=dst_fd, dst_dir_fd=dst_fd)
         except BaseException:
             os.unlink(tmp, dir_fd=dst_fd)
             raise
+        return True
 
 
 def copy_index(src: Path, dst: Path, *, rule: SourceRule, owner: Owner | None) -> Copied:
