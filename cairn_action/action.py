@@ -22,6 +22,7 @@ from cairn_action.gh.context import ActionContext, load_context, read_event
 from cairn_action.gh.evaluate import attack_runner, evaluator
 from cairn_action.gh.gateway import GitHubGateway
 from cairn_action.gh.handoff import RESULTS_DIR
+from cairn_action.gh.index_folder import resolve_folder, restore_index, save_index
 from cairn_action.gh.inputs import ActionConfig, Mode, read_inputs
 from cairn_action.gh.runtime import AttackRun, Evaluate, Runtime, load_configs, publish, resolve_workdir
 from cairn_action.gh.sandbox import Identity, Scratch, eval_identity
@@ -104,6 +105,9 @@ def run_action(
     workflow.info(
         f"Cairn {mode} mode on {context.event_name} ({context.action or '-'}) in {context.repository}"
     )
+    index_folder = resolve_folder(inputs.index_cache, context.workspace)
+    if index_folder is not None and mode not in ("pr", "baseline"):
+        workflow.info(f"index-cache: {mode} mode evaluates nothing; {index_folder} is not used")
     scratch = None
     if mode in ("pr", "baseline"):
         refuse_committed_results(context.workspace / RESULTS_DIR, context.workspace)
@@ -116,6 +120,8 @@ def run_action(
                 title="Cairn: evaluation not isolated",
             )
         scratch = Scratch(identity, workspace=context.workspace)
+        if index_folder is not None:
+            restore_index(index_folder, scratch, workflow, mode=mode)
     try:
         rt = Runtime(
             inputs=inputs,
@@ -139,6 +145,8 @@ def run_action(
             return run_release_mode(rt, event or {})
         configs = load_configs(inputs, workdir)
         results = run_pr_mode(rt, configs) if mode == "pr" else run_baseline_mode(rt, configs)
+        if index_folder is not None and scratch is not None and mode == "baseline":
+            save_index(index_folder, scratch, workflow, [r.exit_code for r in results])
         return publish(workflow, results)
     finally:
         if scratch is not None:

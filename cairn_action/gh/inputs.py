@@ -37,6 +37,9 @@ class ActionConfig:
     working_directory: str = "."
     attack: bool = False
     """PR mode also runs `cairn attack` and gates it against the base branch's attack report."""
+    index_cache: str = ""
+    """A folder outside the workspace carrying the index cache between jobs (gh/index_folder.py); ''
+    is off."""
 
     @property
     def config_is_default(self) -> bool:
@@ -53,6 +56,7 @@ INPUT_NAMES: tuple[str, ...] = (
     "status",
     "working-directory",
     "attack",
+    "index-cache",
 )
 
 
@@ -108,4 +112,5 @@ def read_inputs(env: Mapping[str, str]) -> ActionConfig:
         status=_bool(env, "status", False),
         working_directory=_raw(env, "working-directory") or ".",
         attack=_bool(env, "attack", False),
+        index_cache=_raw(env, "index-cache") or "",
     )
