@@ -34,3 +34,17 @@ def confirmation_plan(
         if verdict(after) != verdict(base):
             plan[after.case_id] = asked.get(after.case_id, 1) + extra
     return plan
+
+
+def unconfirmed(
+    baseline: Report, provisional: Report, *, extra: int, samples: Mapping[str, int]
+) -> dict[str, int]:
+    """Case id -> samples recorded, for each case the confirmation plan names that has fewer than
+    `1 + extra` samples on record (`samples`: distinct samples per case in the run artifact).
+
+    The trusted side's check on the evaluation child, which runs the pull request's code: skipping the
+    re-asks leaves a broken case with one sample, and one sample never makes a loss credible (p >= 1/4
+    against 3 right baseline samples), so a run that skipped them would pass every critical loss.
+    `provisional` is the report of the first pass alone (sample 0 of each case)."""
+    plan = confirmation_plan(baseline, provisional, extra=extra, asked={})
+    return {case: samples.get(case, 0) for case in plan if samples.get(case, 0) < 1 + extra}

@@ -156,6 +156,36 @@ def attack_runner(
     return bind
 
 
+def _check_confirmed(loaded: LoadedConfig, run: LoadedRun, baseline: Path, created: str) -> None:
+    """Refuse (exit 3, incomplete) a run whose changed cases lack the re-asks the baseline's policy
+    requires. The child decides what to re-ask, and it runs the pull request's code; this process,
+    which holds the token, recomputes the plan from the first pass and counts what the artifact holds."""
+    from dataclasses import replace
+
+    from cairn_action.gate import policy_of
+    from cairn_action.gate.confirm import unconfirmed
+    from cairn_action.report.io import read_report
+    from cairn_action.report.pipeline import score_run
+
+    base = read_report(baseline)
+    first = replace(run, records=tuple(r for r in run.records if r.sample == 0))
+    provisional = score_run(loaded, first, which=EVAL_SPLIT, created_at=created, cairn_version=__version__)
+    samples: dict[str, set[int]] = {}
+    for record in run.records:
+        samples.setdefault(record.case_id, set()).add(record.sample)
+    extra = policy_of(base, source=str(baseline)).confirm_samples
+    short = unconfirmed(base, provisional, extra=extra, samples={c: len(s) for c, s in samples.items()})
+    if short:
+        shown = ", ".join(f"{case} ({n} of {1 + extra})" for case, n in sorted(short.items())[:5])
+        more = f" and {len(short) - 5} more" if len(short) > 5 else ""
+        raise InfrastructureError(
+            f"incomplete: the evaluation of {loaded.config.name} did not re-ask {len(short)} case(s) whose "
+            f"verdict differs from the baseline's as often as its policy requires: {shown}{more}",
+            "a gate on one sample of a changed case would be a coin toss; rerun the job, and if it "
+            "recurs check that the target does not interfere with cairn's own process",
+        )
+
+
 def evaluator(
     env: Mapping[str, str], workflow: Workflow, now: Callable[[], datetime]
 ) -> Callable[[Path, Path, Scratch], Evaluate]:
@@ -197,6 +227,8 @@ def evaluator(
                 header=found.header, records=found.records, where=f"run of {name}", sources=(str(artifact),)
             )
             created = now().strftime("%Y-%m-%dT%H:%M:%SZ")
+            if baseline is not None and not found.header.deterministic:
+                _check_confirmed(loaded, run, baseline, created)
             written = report_from_run(
                 loaded,
                 run,

@@ -296,3 +296,27 @@ def test_attack__pull_request_edits_the_exam__listed_under_the_verdict(sim: Sim)
     line = sticky["body"][listed:].split("\n", 1)[0]
     assert "golden/golden.jsonl" in line and "README.md" not in line
     assert result.code in (0, 1, 2)
+
+
+SKIPS_CONFIRMATION = """
+# Runs inside the evaluation child, like any target: it turns off the re-asks of changed cases, so every
+# broken case has one sample, and one sample never makes a critical loss credible.
+import cairn_action.gate.confirm as confirm
+
+confirm.confirmation_plan = lambda *args, **kwargs: {}
+
+
+def answer(question):
+    return {"answer": None, "passages": []}
+"""
+
+
+def test_attack__target_turns_off_the_confirmation_re_asks__incomplete_not_passed(sim: Sim) -> None:
+    config = 'target = "python:sneaky:answer"\n' + CONFIG
+    head = sim.commit({"cairn.toml": config, "sneaky.py": SKIPS_CONFIRMATION}, "my system")
+    sim.open_pull(head)
+
+    result = sim.run("pull_request", sim.pr_event("opened"))
+
+    assert result.code == 3, result.stdout + result.stderr
+    assert "did not re-ask" in result.stdout and "(1 of 5)" in result.stdout, result.stdout
