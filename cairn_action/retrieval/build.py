@@ -11,11 +11,11 @@ import numpy as np
 from cairn_action.config import ChunkingConfig, RetrievalConfig
 from cairn_action.index.chunks import ChunkStore
 from cairn_action.index.corpus import Corpus
-from cairn_action.index.sentences import sentences
+from cairn_action.index.sentences import sentences as split_sentences
 from cairn_action.retrieval.base import Retriever
 from cairn_action.retrieval.dense import DenseRetriever, HybridRetriever, SentenceUnits
 from cairn_action.retrieval.embedding import Embedder, load_embedder, locate_model, require_runtime
-from cairn_action.retrieval.index_cache import IndexCache
+from cairn_action.retrieval.index_cache import DenseArrays, IndexCache
 from cairn_action.retrieval.lexical import BM25Retriever, index_text
 from cairn_action.retrieval.vector_cache import VectorCache
 
@@ -33,6 +33,56 @@ class BuiltRetrieval:
 
 def embedding_label(embedder: Embedder) -> str:
     return f"{embedder.model_id} sha256:{embedder.model_sha256}"
+
+
+@dataclass(frozen=True)
+class _Embedded:
+    vectors: DenseArrays
+    embedded: tuple[int, int]
+    """Chunks and sentences this run embedded (the rest came from the vector cache)."""
+    problems: tuple[str, ...]
+
+
+def _embed_store(
+    store: ChunkStore,
+    embedder: Embedder,
+    cache: IndexCache,
+    *,
+    sentences: bool,
+    progress: Callable[[str, int, int], None] | None,
+) -> _Embedded:
+    """Every chunk's vector and (with `sentences`) every sentence's, through the per-text vector cache."""
+    texts = [index_text(c) for c in store.chunks]
+    owner: list[int] = []
+    pieces: list[str] = []
+    if sentences:
+        for position, chunk in enumerate(store.chunks):
+            for sentence in split_sentences(chunk.text):
+                owner.append(position)
+                pieces.append(sentence)
+    distinct = len(set(pieces))
+    if cache.embeddings_root is None:
+        chunk_vectors, sentence_vectors = _embed_distinct(texts, embedder), _embed_distinct(pieces, embedder)
+        done, problems = (len(texts), distinct), ()
+    else:
+        vector_cache = VectorCache(cache.embeddings_root, embedder.model_sha256)
+
+        def report(kind: str) -> Callable[[int, int], None] | None:
+            return None if progress is None else lambda n, of: progress(kind, n, of)
+
+        chunk_vectors = vector_cache.vectors_for(texts, embedder.embed, progress=report("chunks"))
+        after_chunks = vector_cache.embedded
+        sentence_vectors = vector_cache.vectors_for(pieces, embedder.embed, progress=report("sentences"))
+        done = (after_chunks, vector_cache.embedded - after_chunks)
+        problems = tuple(vector_cache.problems)
+    dimension = chunk_vectors.shape[1] if len(chunk_vectors) else embedder.dimension
+    arrays = DenseArrays(
+        chunks=np.asarray(chunk_vectors, dtype=np.float32),
+        sentences=np.asarray(sentence_vectors, dtype=np.float32).reshape(len(pieces), dimension),
+        owner=np.asarray(owner, dtype=np.int64),
+        distinct_sentences=distinct,
+    )
+    return _Embedded(arrays, done, problems)
 
 
 def _embed_distinct(texts: list[str], embedder: Embedder) -> np.ndarray:
@@ -75,39 +125,33 @@ def build_retrieval(
         return BuiltRetrieval(store, bm25, None, ", ".join(parts), tuple(stats.problems))
 
     embedder = embedder_factory(model_path)
-    texts = [index_text(c) for c in store.chunks]
-    owner: list[int] = []
-    pieces: list[str] = []
-    if retrieval.sentence_weight > 0:
-        for position, chunk in enumerate(store.chunks):
-            for sentence in sentences(chunk.text):
-                owner.append(position)
-                pieces.append(sentence)
-    problems = list(stats.problems)
-    if cache.embeddings_root is None:
-        vectors, sentence_vectors = _embed_distinct(texts, embedder), _embed_distinct(pieces, embedder)
-        parts.append(f"{len(texts)} of {len(texts)} chunks embedded")
-    else:
-        vector_cache = VectorCache(cache.embeddings_root, embedder.model_sha256)
+    embedding_problems: list[str] = []
+    use_sentences = retrieval.sentence_weight > 0
+    embedded: list[str] = []
 
-        def report(kind: str) -> Callable[[int, int], None] | None:
-            return None if progress is None else lambda done, of: progress(kind, done, of)
+    def assemble() -> DenseArrays:
+        arrays = _embed_store(store, embedder, cache, sentences=use_sentences, progress=progress)
+        embedded.append(f"{arrays.embedded[0]} of {len(store.chunks)} chunks embedded")
+        if use_sentences:
+            embedded.append(f"{arrays.embedded[1]} of {arrays.vectors.distinct_sentences} sentences embedded")
+        embedding_problems.extend(arrays.problems)
+        return arrays.vectors
 
-        vectors = vector_cache.vectors_for(texts, embedder.embed, progress=report("chunks"))
-        parts.append(f"{vector_cache.embedded} of {len(texts)} chunks embedded")
-        before = vector_cache.embedded
-        sentence_vectors = vector_cache.vectors_for(pieces, embedder.embed, progress=report("sentences"))
-        problems.extend(vector_cache.problems)
-        if pieces:
-            parts.append(f"{vector_cache.embedded - before} of {len(set(pieces))} sentences embedded")
+    vectors = cache.dense(
+        store, key, model_sha256=embedder.model_sha256, sentences=use_sentences, build=assemble
+    )
+    if not embedded:  # read back whole: nothing was embedded
+        embedded.append(f"0 of {len(store.chunks)} chunks embedded")
+        if use_sentences:
+            embedded.append(f"0 of {vectors.distinct_sentences} sentences embedded")
+    parts.extend(embedded)
+    problems = [*stats.problems, *embedding_problems]
     units = None
-    if pieces:
-        units = SentenceUnits(
-            np.asarray(sentence_vectors, dtype=np.float32), np.asarray(owner, dtype=np.int64)
-        )
+    if len(vectors.owner):
+        units = SentenceUnits(vectors.sentences, vectors.owner)
     dense = DenseRetriever(
         store,
-        vectors,
+        vectors.chunks,
         lambda q: embedder.embed([q])[0],
         sentences=units,
         sentence_weight=retrieval.sentence_weight,

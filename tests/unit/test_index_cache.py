@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -193,3 +194,39 @@ def test_vector_cache__killed_part_way__keeps_the_shards_it_finished(tmp_path: P
     )
     assert resumed.embedded == texts[4:] and done == [(2, 3), (3, 3)]
     assert np.array_equal(vectors, CountingEmbedder().embed(texts))
+
+
+def test_dense_entry__second_build__reads_the_assembled_vectors_without_the_per_text_cache(
+    tmp_path: Path,
+) -> None:
+    first = CountingEmbedder()
+    _dense(tmp_path, CORPUS, first)
+    shutil.rmtree(tmp_path / "embeddings")  # the assembled entry alone must answer
+    again = CountingEmbedder()
+    cache, summary = _dense(tmp_path, CORPUS, again)
+    assert again.embedded == [] and cache.stats.dense == "cached"
+    assert summary.endswith(" sentences embedded") and ", 0 of " in summary
+
+
+def test_dense_entry__torn_owner_file__rebuilt_noted_and_identical(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    first = build_retrieval(
+        CORPUS,
+        ChunkingConfig(size=300, overlap=60),
+        RetrievalConfig(mode="dense"),
+        cache=IndexCache(tmp_path),
+        embedder_factory=lambda _path: embedder,
+    )
+    [owner] = tmp_path.glob("dense-*.owner.npy")
+    owner.write_bytes(owner.read_bytes()[:-8])
+    cache = IndexCache(tmp_path)
+    again = build_retrieval(
+        CORPUS,
+        ChunkingConfig(size=300, overlap=60),
+        RetrievalConfig(mode="dense"),
+        cache=cache,
+        embedder_factory=lambda _path: CountingEmbedder(),
+    )
+    assert cache.stats.dense == "built" and any("dense-" in p for p in again.problems)
+    for query in ("manager business days", "receipts itemised purchase"):
+        assert again.retriever.retrieve(query, 5) == first.retriever.retrieve(query, 5)
