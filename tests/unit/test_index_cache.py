@@ -12,7 +12,7 @@ from cairn_action.config import ChunkingConfig, RetrievalConfig
 from cairn_action.index.chunks import build_store
 from cairn_action.index.corpus import Corpus, Document, corpus_hash_of
 from cairn_action.index.sentences import sentences
-from cairn_action.retrieval.build import build_retrieval
+from cairn_action.retrieval.build import BuiltRetrieval, build_retrieval
 from cairn_action.retrieval.index_cache import IndexCache
 from cairn_action.retrieval.lexical import BM25Retriever, index_text
 from cairn_action.retrieval.vector_cache import VectorCache
@@ -97,15 +97,21 @@ def test_index_cache__unreadable_entry__rebuilt_and_noted(tmp_path: Path) -> Non
     assert all("unreadable index cache entry (ValueError); rebuilt" in p for p in cache.stats.problems)
 
 
-def _dense(tmp_path: Path, corpus: Corpus, embedder: CountingEmbedder) -> tuple[IndexCache, str]:
-    cache = IndexCache(tmp_path)
-    built = build_retrieval(
+def _built(
+    cache: IndexCache, corpus: Corpus, embedder: CountingEmbedder, **retrieval: object
+) -> BuiltRetrieval:
+    return build_retrieval(
         corpus,
         ChunkingConfig(size=300, overlap=60),
-        RetrievalConfig(mode="hybrid"),
+        RetrievalConfig(**{"mode": "hybrid", **retrieval}),
         cache=cache,
         embedder_factory=lambda _path: embedder,
     )
+
+
+def _dense(tmp_path: Path, corpus: Corpus, embedder: CountingEmbedder) -> tuple[IndexCache, str]:
+    cache = IndexCache(tmp_path)
+    built = _built(cache, corpus, embedder)
     assert built.embedding_model == f"counting sha256:{embedder.model_sha256}"
     return cache, built.summary
 
@@ -124,13 +130,7 @@ def test_embeddings__second_build__nothing_embedded(tmp_path: Path) -> None:
 
 def test_embeddings__sentence_weight_zero__no_sentence_embedded(tmp_path: Path) -> None:
     embedder = CountingEmbedder()
-    built = build_retrieval(
-        CORPUS,
-        ChunkingConfig(size=300, overlap=60),
-        RetrievalConfig(mode="dense", sentence_weight=0.0),
-        cache=IndexCache(tmp_path),
-        embedder_factory=lambda _path: embedder,
-    )
+    built = _built(IndexCache(tmp_path), CORPUS, embedder, mode="dense", sentence_weight=0.0)
     assert len(embedder.embedded) == len(built.store.chunks)
     assert "sentences" not in built.summary
 
@@ -209,24 +209,11 @@ def test_dense_entry__second_build__reads_the_assembled_vectors_without_the_per_
 
 
 def test_dense_entry__torn_owner_file__rebuilt_noted_and_identical(tmp_path: Path) -> None:
-    embedder = CountingEmbedder()
-    first = build_retrieval(
-        CORPUS,
-        ChunkingConfig(size=300, overlap=60),
-        RetrievalConfig(mode="dense"),
-        cache=IndexCache(tmp_path),
-        embedder_factory=lambda _path: embedder,
-    )
+    first = _built(IndexCache(tmp_path), CORPUS, CountingEmbedder(), mode="dense")
     [owner] = tmp_path.glob("dense-*.owner.npy")
     owner.write_bytes(owner.read_bytes()[:-8])
     cache = IndexCache(tmp_path)
-    again = build_retrieval(
-        CORPUS,
-        ChunkingConfig(size=300, overlap=60),
-        RetrievalConfig(mode="dense"),
-        cache=cache,
-        embedder_factory=lambda _path: CountingEmbedder(),
-    )
+    again = _built(cache, CORPUS, CountingEmbedder(), mode="dense")
     assert cache.stats.dense == "built" and any("dense-" in p for p in again.problems)
     for query in ("manager business days", "receipts itemised purchase"):
         assert again.retriever.retrieve(query, 5) == first.retriever.retrieve(query, 5)
