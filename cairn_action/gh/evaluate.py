@@ -14,19 +14,20 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
 from cairn_action import __version__
 from cairn_action.config import SAMPLE_CORPUS_DIR, LoadedConfig
-from cairn_action.errors import CairnError, ExitCode, InfrastructureError, InternalError
+from cairn_action.errors import CairnError, DataError, ExitCode, InfrastructureError, InternalError
 from cairn_action.gh.runtime import AttackRun, Evaluate
 from cairn_action.gh.sandbox import Identity, Scratch, child_environment
 from cairn_action.gh.workflow import Workflow
 from cairn_action.report.models import Report
 from cairn_action.report.pipeline import LoadedRun, report_from_run
 from cairn_action.run.artifact import read_artifact
+from cairn_action.run.models import CaseRecord
 
 EVAL_SPLIT = "eval"
 """The split `cairn eval` measures by default, so the Action's reports compare with hand-made ones."""
@@ -156,6 +157,41 @@ def attack_runner(
     return bind
 
 
+def _check_lexical_verdicts(loaded: LoadedConfig, records: Sequence[CaseRecord]) -> None:
+    """Refuse (exit 2) a run whose recorded lexical verdicts are not the lexical judge's.
+
+    The verdicts are written by the evaluation child, which runs the pull request's code: a target that
+    replaced the judge there would have every answer counted right. The lexical judge is pure, so this
+    process, which holds the token, judges every recorded answer again and compares."""
+    from cairn_action.golden.load import load_golden
+    from cairn_action.run.judge import LexicalJudge
+
+    cases = {c.id: c for c in load_golden(loaded.golden_path).cases}
+    judge = LexicalJudge(loaded.config.judge.f1_threshold)
+    forged = []
+    for record in records:
+        case = cases.get(record.case_id)
+        if case is None or record.answer_text is None or record.status != "answered":
+            continue
+        recorded = None if record.judge is None else (record.judge.name, record.judge.correct)
+        if recorded != ("lexical", judge.judge(case, record.answer_text).correct):
+            forged.append(f"{record.case_id} (sample {record.sample})")
+    if forged:
+        raise DataError(
+            f"the evaluation of {loaded.config.name} recorded {len(forged)} verdict(s) that are not the "
+            f"lexical judge's: {_first_few(forged)}",
+            "the judge runs in the evaluation, beside the target's code: " + _INTERFERES,
+        )
+
+
+_INTERFERES = "check that the target does not interfere with cairn's own process"
+
+
+def _first_few(items: Sequence[str], shown: int = 5) -> str:
+    more = f" and {len(items) - shown} more" if len(items) > shown else ""
+    return ", ".join(items[:shown]) + more
+
+
 def _check_confirmed(loaded: LoadedConfig, run: LoadedRun, baseline: Path, created: str) -> None:
     """Refuse (exit 3, incomplete) a run whose changed cases lack the re-asks the baseline's policy
     requires. The child decides what to re-ask, and it runs the pull request's code; this process,
@@ -176,13 +212,12 @@ def _check_confirmed(loaded: LoadedConfig, run: LoadedRun, baseline: Path, creat
     extra = policy_of(base, source=str(baseline)).confirm_samples
     short = unconfirmed(base, provisional, extra=extra, samples={c: len(s) for c, s in samples.items()})
     if short:
-        shown = ", ".join(f"{case} ({n} of {1 + extra})" for case, n in sorted(short.items())[:5])
-        more = f" and {len(short) - 5} more" if len(short) > 5 else ""
+        cases = [f"{case} ({n} of {1 + extra})" for case, n in sorted(short.items())]
         raise InfrastructureError(
             f"incomplete: the evaluation of {loaded.config.name} did not re-ask {len(short)} case(s) whose "
-            f"verdict differs from the baseline's as often as its policy requires: {shown}{more}",
+            f"verdict differs from the baseline's as often as its policy requires: {_first_few(cases)}",
             "a gate on one sample of a changed case would be a coin toss; rerun the job, and if it "
-            "recurs check that the target does not interfere with cairn's own process",
+            "recurs " + _INTERFERES,
         )
 
 
@@ -216,6 +251,8 @@ def evaluator(
             finally:
                 _keep(artifact, results_dir, name)
             found = read_artifact(artifact)
+            if loaded.config.judge.name == "lexical":
+                _check_lexical_verdicts(loaded, found.records)
             failed = [r for r in found.records if r.status == "error" and r.sample == 0]
             first_pass = [r for r in found.records if r.sample == 0]
             if first_pass and len(failed) == len(first_pass):

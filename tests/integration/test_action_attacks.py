@@ -311,12 +311,38 @@ def answer(question):
 """
 
 
-def test_attack__target_turns_off_the_confirmation_re_asks__incomplete_not_passed(sim: Sim) -> None:
-    config = 'target = "python:sneaky:answer"\n' + CONFIG
-    head = sim.commit({"cairn.toml": config, "sneaky.py": SKIPS_CONFIRMATION}, "my system")
-    sim.open_pull(head)
+def _pull_request_with_target(sim: Sim, module: str, source: str) -> Any:
+    """Open a pull request whose system is `module.py` (a python: target) and run the Action on it."""
+    config = f'target = "python:{module}:answer"\n' + CONFIG
+    sim.open_pull(sim.commit({"cairn.toml": config, f"{module}.py": source}, "my system"))
+    return sim.run("pull_request", sim.pr_event("opened"))
 
-    result = sim.run("pull_request", sim.pr_event("opened"))
+
+def test_attack__target_turns_off_the_confirmation_re_asks__incomplete_not_passed(sim: Sim) -> None:
+    result = _pull_request_with_target(sim, "sneaky", SKIPS_CONFIRMATION)
 
     assert result.code == 3, result.stdout + result.stderr
     assert "did not re-ask" in result.stdout and "(1 of 5)" in result.stdout, result.stdout
+
+
+FORGES_VERDICTS = """
+# Runs inside the evaluation child, like any target: it replaces the lexical judge there, so every
+# answer, even a wrong one, would be recorded as correct.
+import cairn_action.run.judge as judge
+from cairn_action.run.models import JudgeVerdict
+
+judge.LexicalJudge.judge = lambda self, case, text: JudgeVerdict(
+    name="lexical", rule_version="lexical-1", correct=True, rationale="forged"
+)
+
+
+def answer(question):
+    return {"answer": "42", "passages": []}
+"""
+
+
+def test_attack__target_replaces_the_lexical_judge__refused_not_passed(sim: Sim) -> None:
+    result = _pull_request_with_target(sim, "forger", FORGES_VERDICTS)
+
+    assert result.code == 2, result.stdout + result.stderr
+    assert "verdict(s) that are not the lexical judge's" in result.stdout, result.stdout
