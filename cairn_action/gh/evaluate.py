@@ -101,17 +101,24 @@ def sandboxed(
     workdir: Path,
     scratch: Scratch,
     workflow: Workflow,
+    results_dir: Path,
 ) -> None:
-    """Run `cairn ARGV` for `loaded` in the isolated child (its environment and user from `scratch`);
-    a failure raises with the exit code's meaning."""
+    """Run `cairn ARGV --config <loaded's file>` in the isolated child (its environment and user from
+    `scratch`), then keep a copy of its `artifact` for the upload whatever happened; a failure raises
+    with the exit code's meaning."""
     what = "the attack run" if artifact.name.startswith("attack") else "the evaluation"
-    code, last = run_child(
-        argv,
-        workdir=workdir,
-        env=child_environment(env, loaded, scratch),
-        identity=scratch.identity,
-        workflow=workflow,
-    )
+    if loaded.source is not None:
+        argv = [*argv, "--config", str(loaded.source)]
+    try:
+        code, last = run_child(
+            argv,
+            workdir=workdir,
+            env=child_environment(env, loaded, scratch),
+            identity=scratch.identity,
+            workflow=workflow,
+        )
+    finally:
+        _keep(artifact, results_dir, loaded.config.name)
     _raise_for(code, last, f"{what} of {loaded.config.name}")
 
 
@@ -133,14 +140,16 @@ def attack_runner(
             artifact = scratch.artifact(name, "attack-run.jsonl")
             argv = ["attack", "--run-only", "--no-progress", "--artifact", str(artifact)]
             argv += ["--cache-dir", str(scratch.cache)]
-            if loaded.source is not None:
-                argv += ["--config", str(loaded.source)]
-            try:
-                sandboxed(
-                    argv, loaded, artifact, env=env, workdir=workdir, scratch=scratch, workflow=workflow
-                )
-            finally:
-                _keep(artifact, results_dir, name)
+            sandboxed(
+                argv,
+                loaded,
+                artifact,
+                env=env,
+                workdir=workdir,
+                scratch=scratch,
+                workflow=workflow,
+                results_dir=results_dir,
+            )
             families = list(loaded.config.attack.families)
             run = score_attack_artifact(loaded, families, artifact)
             report = build_attack_report(
@@ -242,14 +251,16 @@ def evaluator(
             corpus = _sample_corpus(loaded, workdir, scratch)
             if corpus is not None:
                 argv += ["--corpus", str(corpus)]
-            if loaded.source is not None:
-                argv += ["--config", str(loaded.source)]
-            try:
-                sandboxed(
-                    argv, loaded, artifact, env=env, workdir=workdir, scratch=scratch, workflow=workflow
-                )
-            finally:
-                _keep(artifact, results_dir, name)
+            sandboxed(
+                argv,
+                loaded,
+                artifact,
+                env=env,
+                workdir=workdir,
+                scratch=scratch,
+                workflow=workflow,
+                results_dir=results_dir,
+            )
             found = read_artifact(artifact)
             if loaded.config.judge.name == "lexical":
                 _check_lexical_verdicts(loaded, found.records)

@@ -13,13 +13,13 @@ chunks take minutes), and a run killed part-way keeps what it had embedded.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+
+from cairn_action.files import atomic_writer
 
 SHARD_GLOB = "vectors-*.npz"
 CHECKPOINT = 512
@@ -31,22 +31,14 @@ def text_key(text: str) -> str:
 
 
 def save_npz(path: Path, **arrays: np.ndarray) -> None:
-    """Write an .npz (or, given one array named `array`, an .npy) atomically: a temporary file in the same
-    folder, then os.replace."""
+    """Write an .npz (or, given one array named `array`, an .npy) atomically (`files.atomic_writer`). The
+    temporary name starts `.tmp-`, which the Action's index-cache copy skips as a torn write."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            if path.suffix == ".npy":
-                np.save(handle, arrays["array"], allow_pickle=False)
-            else:
-                np.savez(handle, **arrays)  # type: ignore[arg-type]
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_writer(path, prefix=".tmp-", suffix=path.suffix) as handle:
+        if path.suffix == ".npy":
+            np.save(handle, arrays["array"], allow_pickle=False)
+        else:
+            np.savez(handle, **arrays)  # type: ignore[arg-type]
 
 
 class VectorCache:
