@@ -26,6 +26,7 @@ from cairn_action.gh.index_folder import resolve_folder, restore_index, save_ind
 from cairn_action.gh.inputs import ActionConfig, Mode, read_inputs
 from cairn_action.gh.runtime import AttackRun, Evaluate, Runtime, load_configs, publish, resolve_workdir
 from cairn_action.gh.sandbox import Identity, Scratch, eval_identity
+from cairn_action.gh.trust import Grants, passed_variables
 from cairn_action.gh.workflow import Workflow
 
 RunMode = Literal["pr", "baseline", "release", "comment"]
@@ -86,16 +87,18 @@ def run_action(
     gateway: GitHubGateway,
     workflow: Workflow,
     *,
-    evaluate: Callable[[Path, Path, Scratch], Evaluate],
+    evaluate: Callable[[Path, Path, Scratch, Grants], Evaluate],
     now: Callable[[], datetime],
     event: Mapping[str, Any] | None = None,
-    attack: Callable[[Path, Path, Scratch], AttackRun] | None = None,
+    attack: Callable[[Path, Path, Scratch, Grants], AttackRun] | None = None,
     identity: Identity | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> int:
     """Run the selected mode; the exit code: 0 pass, 1 gate failed, 2 usage or refused, 3 infrastructure.
 
     `event` is the event payload; release mode reads the release (or the dispatch's inputs) from it.
-    `identity`: who the evaluation child runs as (sandbox.py)."""
+    `identity`: who the evaluation child runs as (sandbox.py). `env`: this process's environment, from
+    which the `env` input's variables are granted to the evaluation (gh/trust.py)."""
     from cairn_action.gh.comment_stage import run_comment_mode
     from cairn_action.gh.pr_mode import run_pr_mode
     from cairn_action.gh.refresh import run_baseline_mode
@@ -109,6 +112,11 @@ def run_action(
     if index_folder is not None and mode not in ("pr", "baseline"):
         workflow.info(f"index-cache: {mode} mode evaluates nothing; {index_folder} is not used")
     scratch = None
+    # Checked before anything runs: a workflow that grants a runner variable is refused whatever the mode.
+    grants = Grants(
+        variables=passed_variables(inputs.env, env or {}, inputs.github_token),
+        allowed_endpoints=inputs.allowed_endpoints,
+    )
     if mode in ("pr", "baseline"):
         refuse_committed_results(context.workspace / RESULTS_DIR, context.workspace)
         identity = identity or eval_identity()
@@ -128,11 +136,13 @@ def run_action(
             context=context,
             gateway=gateway,
             workflow=workflow,
-            evaluate=evaluate(workdir, context.workspace / RESULTS_DIR, scratch) if scratch else _no_run,
+            evaluate=(
+                evaluate(workdir, context.workspace / RESULTS_DIR, scratch, grants) if scratch else _no_run
+            ),
             now=now,
             workdir=workdir,
             attack=(
-                attack(workdir, context.workspace / RESULTS_DIR, scratch)
+                attack(workdir, context.workspace / RESULTS_DIR, scratch, grants)
                 if attack and inputs.attack and scratch
                 else None
             ),
@@ -198,6 +208,7 @@ def main(env: Mapping[str, str] | None = None) -> int:
             now=now,
             attack=attack_runner(env, workflow, now),
             event=read_event(Path(env["GITHUB_EVENT_PATH"])),
+            env=env,
         )
     except CairnError as exc:
         workflow.error(f"{exc.message}" + (f" (hint: {exc.hint})" if exc.hint else ""), title="Cairn")

@@ -14,18 +14,15 @@ from __future__ import annotations
 
 import posixpath
 import tempfile
-import tomllib
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-
-from pydantic import ValidationError
 
 from cairn_action.config import Config
 from cairn_action.errors import CairnError
 from cairn_action.gh.context import WorkflowRunEvent
 from cairn_action.gh.exam import exam_paths, touched, touched_block
-from cairn_action.gh.gated import base_name
+from cairn_action.gh.gated import base_name, parse_config
 from cairn_action.gh.gateway import LabelEvent, Pull, StatusState
 from cairn_action.gh.handoff import Handoff, read_handoffs
 from cairn_action.gh.inputs import DEFAULT_CONFIG
@@ -98,12 +95,7 @@ def labeled_run(run: WorkflowRunEvent, events: Sequence[LabelEvent], prefix: str
 
 def _config_at(rt: Runtime, path: str, ref: str) -> Config | None:
     data = rt.gateway.file_at(path, ref)
-    if data is None:
-        return None
-    try:
-        return Config.model_validate(tomllib.loads(data.decode("utf-8")))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, ValidationError):
-        return None
+    return None if data is None else parse_config(data)
 
 
 def defined_configs(rt: Runtime, pull: Pull) -> dict[str, str]:

@@ -21,6 +21,7 @@ from cairn_action.gh.context import ActionContext
 from cairn_action.gh.gateway import GitHubGateway
 from cairn_action.gh.handoff import RESULTS_DIR, Verdict
 from cairn_action.gh.inputs import ActionConfig
+from cairn_action.gh.trust import Trusted
 from cairn_action.gh.workflow import Workflow
 from cairn_action.report.leaderboard import primary_metric
 from cairn_action.report.models import Report
@@ -28,9 +29,10 @@ from cairn_action.score.metrics import get_metric
 
 
 class Evaluate(Protocol):
-    """Evaluate one config; with the base branch's baseline report, the run confirms what changed."""
+    """Evaluate one config; with the base branch's baseline report, the run confirms what changed.
+    `trusted`: the config whose judge judges and whose endpoints may receive secrets (gh/trust.py)."""
 
-    def __call__(self, loaded: LoadedConfig, baseline: Path | None = None) -> Report: ...
+    def __call__(self, loaded: LoadedConfig, baseline: Path | None = None, *, trusted: Trusted) -> Report: ...
 
 
 """Runs and scores one config in the working directory, returning its report."""

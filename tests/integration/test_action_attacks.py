@@ -128,12 +128,12 @@ def test_attack__target_reads_parent_environ_and_writes_command_files__denied(si
     head = sim.commit({"cairn.toml": config, "snoop.py": snoop}, "my system")
     sim.open_pull(head)
 
-    result = sim.run("pull_request", sim.pr_event("opened"))
+    result = sim.run("pull_request", sim.pr_event("opened"), inputs={"env": "OPENAI_API_KEY"})
 
     [line] = [x for x in result.stdout.splitlines() if x.startswith("SNOOP ")]
     found = json.loads(line.removeprefix("SNOOP "))
     assert result.code in (1, 2), result.stdout + result.stderr  # the real gate decided
-    # What the config names reaches the target; nothing else of the runner's does.
+    # What the workflow's `env` input grants reaches the target; nothing else of the runner's does.
     assert found["env_secrets"] == [sim.api_key]
     assert not [k for k in found["env"] if k.startswith(("GITHUB_", "INPUT_", "ACTIONS_", "RUNNER_"))]
     if os.geteuid() != 0:
@@ -299,11 +299,14 @@ def test_attack__pull_request_edits_the_exam__listed_under_the_verdict(sim: Sim)
 
 
 SKIPS_CONFIRMATION = """
-# Runs inside the evaluation child, like any target: it turns off the re-asks of changed cases, so every
-# broken case has one sample, and one sample never makes a critical loss credible.
+# Runs inside the evaluation child, like any target: it turns off the re-asks of changed cases (the
+# child's own plan, and the trusted process's plan too, by asking every case once whatever it is told),
+# so every broken case has one sample, and one sample never makes a critical loss credible.
 import cairn_action.gate.confirm as confirm
+import cairn_action.run.evaluation as evaluation
 
 confirm.confirmation_plan = lambda *args, **kwargs: {}
+evaluation.sample_plan = lambda cases, *args, **kwargs: {c.id: 1 for c in cases}
 
 
 def answer(question):
@@ -341,8 +344,34 @@ def answer(question):
 """
 
 
-def test_attack__target_replaces_the_lexical_judge__refused_not_passed(sim: Sim) -> None:
+SKIPS_OWN_CONFIRMATION = """
+# Turns off the child's own choice of re-asks only: the trusted process, which judged the answers, asks
+# the child for the re-asks its plan needs, and the gate decides on them.
+import cairn_action.gate.confirm as confirm
+
+confirm.confirmation_plan = lambda *args, **kwargs: {}
+
+
+def answer(question):
+    return {"answer": None, "passages": []}
+"""
+
+
+def test_attack__target_turns_off_the_childs_re_asks__trusted_process_has_them_made(sim: Sim) -> None:
+    result = _pull_request_with_target(sim, "sneaky", SKIPS_OWN_CONFIRMATION)
+
+    assert result.code == 1, result.stdout + result.stderr
+    assert "more sample(s)" in result.stdout and "did not re-ask" not in result.stdout, result.stdout
+    assert result.outputs["verdict"] == "regression"
+
+
+def test_attack__target_replaces_the_lexical_judge__answers_judged_again_in_the_trusted_process(
+    sim: Sim,
+) -> None:
     result = _pull_request_with_target(sim, "forger", FORGES_VERDICTS)
 
-    assert result.code == 2, result.stdout + result.stderr
-    assert "verdict(s) that are not the lexical judge's" in result.stdout, result.stdout
+    # The child's forged verdicts are dropped: "42" is judged wrong everywhere, so the gate fails.
+    assert result.code == 1, result.stdout + result.stderr
+    assert result.outputs["verdict"] == "regression"
+    kept = (sim.workspace / "cairn-results" / "default" / "run.jsonl").read_text(encoding="utf-8")
+    assert '"forged"' not in kept and '"correct":true' not in kept.replace(" ", "")
