@@ -119,7 +119,9 @@ def test_action__push__other_branch__refused(sim: Sim) -> None:
     assert "refreshes the default branch (main)" in result.stdout
 
 
-def test_attack__stolen_token_writes_an_override_record_into_the_sticky_comment__not_believed(sim: Sim) -> None:
+def test_attack__stolen_token_writes_an_override_record_into_the_sticky_comment__not_believed(
+    sim: Sim,
+) -> None:
     # With the workflow's token, the bot's sticky comment can say anything; GitHub's label events cannot.
     push_sha = _merge(sim, {"cairn.toml": BETTER_CONFIG})
     pr_head = "a" * 40
