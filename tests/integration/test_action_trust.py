@@ -255,3 +255,64 @@ def test_attack__author_with_write_role_overrides_their_own_pull_request__refuse
     [sticky] = sim.sticky()
     assert "forbids a self-override" in sticky["body"]
     assert json.dumps(result.outputs.get("override", "")) == '""'
+
+
+def _base_config(sim: Sim, config: str) -> None:
+    """The base commit's cairn.toml, as GitHub serves it (the baseline beside it is unchanged)."""
+    from action_sim import LATEST
+
+    files = {LATEST: sim.template.baseline, "cairn.toml": config}
+    sim.fake.seed_commit(files, sha=sim.base_sha, branch="main")
+
+
+def test_action__llm_system_with_its_key__runs_against_the_base_branchs_endpoint(sim: Sim) -> None:
+    with FakeOpenAIServer(api_key=sim.api_key) as llm:
+        provider = f'\n[provider]\nname = "openai"\nmodel = "gpt-4.1-mini"\nbase_url = "{llm.base_url}"\n'
+        config = CONFIG + provider + 'api_key_env = "OPENAI_API_KEY"\n'
+        _base_config(sim, config)
+        result = _pull(
+            sim, {"cairn.toml": config + "\n[retrieval]\ntop_k = 4\n"}, inputs={"env": "OPENAI_API_KEY"}
+        )
+
+    assert result.outputs.get("verdict") in ("pass", "regression"), result.stdout + result.stderr
+    assert len(llm.requests) >= 72  # every case answered by the model, with the granted key
+    assert sim.secrets_in_files() == []
+
+
+ENV_NAMES = """
+import os
+
+print("ENV " + ",".join(sorted(k for k in os.environ if k.endswith("_KEY"))), flush=True)
+
+
+def answer(question):
+    return {"answer": "42", "passages": []}
+"""
+
+
+def test_action__base_branchs_llm_judge__judges_in_the_trusted_process_with_a_key_the_target_never_sees(
+    sim: Sim,
+) -> None:
+    judge_key = "sk-judge-" + "9" * 24
+    with FakeOpenAIServer(api_key=judge_key) as judge_api:
+        judge = (
+            '\n[judge]\nname = "llm"\nprovider = "openai"\nmodel = "judge-m"\n'
+            f'base_url = "{judge_api.base_url}"\napi_key_env = "JUDGE_KEY"\n'
+        )
+        _base_config(sim, CONFIG + judge)
+        config = 'target = "python:mysystem:answer"\n' + CONFIG + judge
+        sim.open_pull(sim.commit({"cairn.toml": config, "mysystem.py": ENV_NAMES}, "my system"))
+        result = sim.run(
+            "pull_request",
+            sim.pr_event("opened"),
+            inputs={"env": "OPENAI_API_KEY"},
+            extra_env={"JUDGE_KEY": judge_key},
+        )
+        graded = len(judge_api.requests)
+
+    [line] = {x for x in result.stdout.splitlines() if x.startswith("ENV ")}
+    assert line == "ENV OPENAI_API_KEY"  # the judge's key stayed with the trusted process
+    assert graded > 0, result.stdout + result.stderr  # "42" was graded by the base branch's LLM judge
+    assert result.outputs["primary-metric"] == "judge_score"
+    assert result.code == 1 and result.outputs["verdict"] == "regression"
+    assert sim.secrets_in_files() == []
