@@ -252,9 +252,18 @@ def _self_label(sim: Sim) -> Any:
     return sim.run("pull_request", sim.pr_event("labeled", sender="contributor", label=REASON_LABEL))
 
 
+def _base_policy(sim: Sim, **policy: object) -> None:
+    """The base branch's baseline with these `[gate]` settings (the policy every pull request gets)."""
+    baseline = json.loads(sim.template.baseline)
+    baseline["notes"]["gate_policy"].update(policy)
+    files = {LATEST: json.dumps(baseline).encode(), "cairn.toml": CONFIG.encode()}
+    sim.fake.seed_commit(files, sha=sim.base_sha, branch="main")
+
+
 def test_attack__author_overrides_their_own_pull_request__recorded_as_self_override(sim: Sim) -> None:
     from cairn_action.gh.override import read_record
 
+    _base_policy(sim, allow_self_override=True)  # a small team's choice; off by default
     result = _self_label(sim)
 
     assert result.code == 0, result.stdout + result.stderr
@@ -269,10 +278,7 @@ def test_attack__author_overrides_their_own_pull_request__recorded_as_self_overr
 
 
 def test_attack__author_overrides_their_own_pull_request__forbidden_by_the_baseline(sim: Sim) -> None:
-    baseline = json.loads(sim.template.baseline)
-    baseline["notes"]["gate_policy"]["allow_self_override"] = False
-    files = {LATEST: json.dumps(baseline).encode(), "cairn.toml": CONFIG.encode()}
-    sim.fake.seed_commit(files, sha=sim.base_sha, branch="main")  # the base branch forbids it
+    _base_policy(sim, allow_self_override=False)  # the base branch forbids it (the default)
 
     result = _self_label(sim)
 
