@@ -19,6 +19,7 @@ Outside the Action (`cairn eval` on a laptop) none of this applies: the user is 
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -70,7 +71,9 @@ def endpoint(url: str) -> str:
         port = parts.port or _DEFAULT_PORTS.get(scheme, 0)
     except ValueError:
         port = 0
-    return f"{scheme}://{host}:{port}{parts.path.rstrip('/')}"
+    # Dot segments resolved: `/v1/../../elsewhere` is not below `/v1`.
+    path = posixpath.normpath(parts.path) if parts.path else ""
+    return f"{scheme}://{host}:{port}{path.rstrip('/').removeprefix('.')}"
 
 
 def allows(prefix: str, url: str) -> bool:
