@@ -38,7 +38,7 @@ EVAL_SPLIT = "eval"
 """The split `cairn eval` measures by default, so the Action's reports compare with hand-made ones."""
 
 
-def _sample_corpus(loaded: LoadedConfig, workdir: Path, scratch: Scratch) -> Path | None:
+def sample_corpus(loaded: LoadedConfig, workdir: Path, scratch: Scratch) -> Path | None:
     """The generated sample corpus, written by this process into the scratch folder (the child cannot
     write the checkout, and a pull request's `data/sample` is not the sample)."""
     if loaded.corpus_dir.resolve() != (workdir / SAMPLE_CORPUS_DIR).resolve():
@@ -231,6 +231,63 @@ def answerer_is_deterministic(loaded: LoadedConfig) -> bool:
     return loaded.config.target is None and loaded.config.provider.name == "stub"
 
 
+def judge_run(
+    loaded: LoadedConfig,
+    artifact: Path,
+    judge: TrustedJudge,
+    *,
+    env: Mapping[str, str],
+    cache_dir: Path,
+    workflow: Workflow,
+) -> LoadedRun:
+    """The artifact's records with every answer judged here by `judge`, and a header that says so (the
+    judge's label; `deterministic` known here, never taken from the artifact)."""
+    from cairn_action.golden.load import load_golden
+
+    found = read_artifact(artifact)
+    cases = {c.id: c for c in load_golden(loaded.golden_path).cases}
+    records, label = judge_records(
+        judge,
+        found.records,
+        cases,
+        env=env,
+        cache_dir=cache_dir,
+        warn=lambda message: workflow.warning(message, title="Cairn: judge"),
+    )
+    deterministic = answerer_is_deterministic(loaded) and judge.deterministic
+    header = found.header.model_copy(update={"judge": label, "deterministic": deterministic})
+    where = f"run of {loaded.config.name}"
+    return LoadedRun(header=header, records=tuple(records), where=where, sources=(str(artifact),))
+
+
+def finish(
+    loaded: LoadedConfig,
+    run: LoadedRun,
+    base: Report | None,
+    *,
+    created: str,
+    reports_dir: Path,
+    results_dir: Path,
+) -> Report:
+    """The judged run checked (the baseline policy's re-asks present; not every case failed), kept for
+    the upload as `cairn-results/<config>/run.jsonl`, and scored into the report."""
+    name = loaded.config.name
+    if base is not None and not run.header.deterministic:
+        _check_confirmed(loaded, run, base, created)
+    first_pass = [r for r in run.records if r.sample == 0]
+    failed = [r for r in first_pass if r.status == "error"]
+    if first_pass and len(failed) == len(first_pass):
+        raise InfrastructureError(
+            f"every case of {name} failed; the run artifact lists why",
+            "check the provider's settings and its API key secret (the `env` input)",
+        )
+    write_artifact(results_dir / name / "run.jsonl", run.header, run.records)
+    written = report_from_run(
+        loaded, run, which=EVAL_SPLIT, reports_dir=reports_dir, created_at=created, cairn_version=__version__
+    )
+    return written.report
+
+
 def evaluator(
     env: Mapping[str, str], workflow: Workflow, now: Callable[[], datetime]
 ) -> Callable[[Path, Path, Scratch, Grants], Evaluate]:
@@ -254,25 +311,8 @@ def evaluator(
             )
 
         def judged(loaded: LoadedConfig, artifact: Path, judge: TrustedJudge) -> LoadedRun:
-            from cairn_action.golden.load import load_golden
-
-            found = read_artifact(artifact)
-            cases = {c.id: c for c in load_golden(loaded.golden_path).cases}
-            records, label = judge_records(
-                judge,
-                found.records,
-                cases,
-                env=env,
-                cache_dir=scratch.root / JUDGE_CACHE,
-                warn=lambda message: workflow.warning(message, title="Cairn: judge"),
-            )
-            deterministic = answerer_is_deterministic(loaded) and judge.deterministic
-            header = found.header.model_copy(update={"judge": label, "deterministic": deterministic})
-            return LoadedRun(
-                header=header,
-                records=tuple(records),
-                where=f"run of {loaded.config.name}",
-                sources=(str(artifact),),
+            return judge_run(
+                loaded, artifact, judge, env=env, cache_dir=scratch.root / JUDGE_CACHE, workflow=workflow
             )
 
         def evaluate(loaded: LoadedConfig, baseline: Path | None = None, *, trusted: Trusted) -> Report:
@@ -284,7 +324,7 @@ def evaluator(
             mode = "deterministic" if judge.deterministic else "sampled"
             argv = ["eval", "--run-only", "--no-progress", "--split", EVAL_SPLIT, "--artifact", str(artifact)]
             argv += ["--cache-dir", str(scratch.cache), "--judged-by-caller", mode]
-            corpus = _sample_corpus(loaded, workdir, scratch)
+            corpus = sample_corpus(loaded, workdir, scratch)
             if corpus is not None:
                 argv += ["--corpus", str(corpus)]
             base, first = None, argv
@@ -298,7 +338,8 @@ def evaluator(
             run = judged(loaded, artifact, judge)
             created = now().strftime("%Y-%m-%dT%H:%M:%SZ")
             if base is not None and not run.header.deterministic:
-                # The child chose its re-asks from placeholder verdicts; the trusted judge's may differ.
+                # The child chose its re-asks from placeholder verdicts; the trusted judge's may differ,
+                # so this process plans them and has the child make what is missing.
                 wanted = _shortfall(loaded, run, base, created)
                 if wanted:
                     plan = scratch.run / f"{name}.confirm-plan.json"
@@ -306,24 +347,14 @@ def evaluator(
                     plan.chmod(0o644)
                     child_run(loaded, [*argv, "--confirm-plan", str(plan)], artifact)
                     run = judged(loaded, artifact, judge)
-                _check_confirmed(loaded, run, base, created)
-            first_pass = [r for r in run.records if r.sample == 0]
-            failed = [r for r in first_pass if r.status == "error"]
-            if first_pass and len(failed) == len(first_pass):
-                raise InfrastructureError(
-                    f"every case of {name} failed; the run artifact lists why",
-                    "check the provider's settings and its API key secret (the `env` input)",
-                )
-            write_artifact(results_dir / name / artifact.name, run.header, run.records)
-            written = report_from_run(
+            return finish(
                 loaded,
                 run,
-                which=EVAL_SPLIT,
+                base,
+                created=created,
                 reports_dir=scratch.root / name / "reports",
-                created_at=created,
-                cairn_version=__version__,
+                results_dir=results_dir,
             )
-            return written.report
 
         return evaluate
 

@@ -14,7 +14,7 @@ from typing import Literal, get_args
 
 from cairn_action.errors import CairnError
 
-Mode = Literal["auto", "pr", "baseline", "release", "comment"]
+Mode = Literal["auto", "pr", "baseline", "release", "comment", "gate"]
 MODES: tuple[str, ...] = get_args(Mode)
 DEFAULT_CONFIG = "cairn.toml"
 DEFAULT_OVERRIDE_PREFIX = "cairn-override"
@@ -45,6 +45,8 @@ class ActionConfig:
     """The environment variables the evaluation receives (provider keys, the target's own settings)."""
     allowed_endpoints: tuple[str, ...] = ()
     """URL prefixes a secret may be sent to although the base branch's config does not send it there."""
+    run_artifact: str = "cairn-run"
+    """`mode: gate`: the folder (in the workspace) the evaluate job's run artifacts were downloaded into."""
 
     @property
     def config_is_default(self) -> bool:
@@ -64,6 +66,7 @@ INPUT_NAMES: tuple[str, ...] = (
     "index-cache",
     "env",
     "allowed-endpoints",
+    "run-artifact",
 )
 
 
@@ -155,4 +158,5 @@ def read_inputs(env: Mapping[str, str]) -> ActionConfig:
         index_cache=_raw(env, "index-cache") or "",
         env=_variables(_raw(env, "env")),
         allowed_endpoints=_endpoints(_raw(env, "allowed-endpoints")),
+        run_artifact=_raw(env, "run-artifact") or "cairn-run",
     )
