@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cairn_action.errors import CairnError, ExitCode, internal_error_message
-from cairn_action.gh.artifact_run import artifact_evaluator, artifact_folder
+from cairn_action.gh.artifact_run import artifact_evaluator, artifact_folder, run_gate_mode
 from cairn_action.gh.context import ActionContext, load_context, read_event
 from cairn_action.gh.evaluate import attack_runner, evaluator
 from cairn_action.gh.gateway import GitHubGateway
@@ -44,7 +44,7 @@ _EVENTS: dict[RunMode, tuple[str, ...]] = {
     "baseline": BASELINE_EVENTS,
     "release": ("release", "workflow_dispatch"),
     "comment": ("workflow_run",),
-    "gate": PR_EVENTS,
+    "gate": ("pull_request", "workflow_run"),
 }
 # Environment variables whose values are secrets by their name: masked before anything is printed.
 _SECRET_NAME = re.compile(r"(?i)(^|_)(api_?key|token|secret|password|passwd|credentials?)($|_)")
@@ -165,7 +165,10 @@ def run_action(
 
             return run_release_mode(rt, event or {})
         configs = load_configs(inputs, workdir)
-        results = run_pr_mode(rt, configs) if mode in ("pr", "gate") else run_baseline_mode(rt, configs)
+        if mode == "gate":
+            results = run_gate_mode(rt, configs, artifact_folder(context.workspace, inputs.run_artifact))
+        else:
+            results = run_pr_mode(rt, configs) if mode == "pr" else run_baseline_mode(rt, configs)
         if index_folder is not None and scratch is not None and mode == "baseline":
             save_index(index_folder, scratch, workflow, [r.exit_code for r in results])
         return publish(workflow, results)

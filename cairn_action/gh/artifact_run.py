@@ -12,6 +12,11 @@ it is imported or run). It treats the artifact as untrusted, as the fork stage t
 - every answer is judged here by the base branch's judge (its verdicts are dropped), the re-asks the
   baseline's policy requires are counted (a run short of them is incomplete, exit 3: this job cannot
   ask), and what is decided and posted is PR mode's, from this job's own scoring.
+
+A fork's pull request takes the same path one step later: its `pull_request` run (read-only, no secrets)
+is job 1, and the gate runs in the base repository from `workflow_run`, on a checkout of the head as data.
+The pull request's number then comes from the artifact (`pr-number`), and is believed only when the API
+says that pull request is open with the head and head repository the workflow run built.
 """
 
 from __future__ import annotations
@@ -22,9 +27,10 @@ from pathlib import Path
 
 from cairn_action.config import Config, LoadedConfig, config_hash
 from cairn_action.errors import DataError
+from cairn_action.gh.context import PullRequestEvent
 from cairn_action.gh.evaluate import EVAL_SPLIT, finish, judge_run, sample_corpus
 from cairn_action.gh.judging import JUDGE_CACHE, TrustedJudge
-from cairn_action.gh.runtime import Evaluate
+from cairn_action.gh.runtime import ConfigResult, Evaluate, Runtime
 from cairn_action.gh.sandbox import Scratch
 from cairn_action.gh.trust import Grants, Trusted
 from cairn_action.gh.workflow import Workflow
@@ -110,3 +116,61 @@ def artifact_evaluator(
         return evaluate
 
     return bind
+
+
+PR_NUMBER = "pr-number"
+
+
+def _number(folder: Path) -> int:
+    from cairn_action.files import read_text
+
+    path = folder / PR_NUMBER
+    text = read_text(path, what="pull request number", limit=64).strip() if path.is_file() else ""
+    if not text.isdigit() or not 0 < int(text) < 10**9:
+        raise DataError(
+            f"{path}:1: not a pull request number", "the evaluate job writes it (evaluate/action.yml)"
+        )
+    return int(text)
+
+
+def run_gate_mode(rt: Runtime, configs: list[LoadedConfig], folder: Path) -> list[ConfigResult]:
+    """`mode: gate`: PR mode on the artifact; from `workflow_run` (a fork), on the pull request the
+    artifact names, verified against the API and the workflow run."""
+    from dataclasses import replace
+
+    from cairn_action.gh.pr_mode import run_pr_mode
+
+    run = rt.context.workflow_run
+    if run is None:
+        return run_pr_mode(rt, configs)
+    if run.event != "pull_request":
+        raise DataError(
+            f"mode 'gate' from workflow_run gates a pull_request run, and this one ran on '{run.event}'",
+            "trigger it with `on: workflow_run: workflows: [<the evaluate workflow>] types: [completed]`",
+        )
+    number = _number(folder)
+    pull = rt.gateway.pull(number)
+    if run.pull_numbers and number not in run.pull_numbers:
+        raise DataError(f"the artifact names pull request #{number}, which the workflow run is not for", HINT)
+    if (
+        pull.state != "open"
+        or pull.head_sha != run.head_sha
+        or (run.head_repo and pull.head_repo != run.head_repo)
+    ):
+        raise DataError(
+            f"pull request #{number} is {pull.state} at {pull.head_sha[:12]} from {pull.head_repo}, but the "
+            f"workflow run built {run.head_sha[:12]} from {run.head_repo}: not gating",
+            "a newer push starts a newer run, whose gate posts its own result",
+        )
+    event = PullRequestEvent(
+        number=number,
+        head_sha=pull.head_sha,
+        base_sha=pull.base_sha,
+        base_ref="",
+        head_ref="",
+        head_repo=pull.head_repo,
+        base_repo=pull.base_repo,
+        labels=pull.labels,
+        author=pull.author,
+    )
+    return run_pr_mode(replace(rt, context=replace(rt.context, pull=event)), configs)

@@ -167,7 +167,7 @@ def _deliver(
         comment_path = rt.display(folder / "comment.md")
     rt.workflow.add_summary(outcome.comment)
     url = ""
-    if not pull.is_fork:
+    if rt.can_write(pull):
         try:
             url = post(rt, pull.number, pull.head_sha, outcome, target_url=rt.context.run_url)
         except PermissionDenied as exc:
@@ -307,7 +307,7 @@ def judge_block(trusted: Trusted, loaded: LoadedConfig) -> tuple[str, ...]:
 def run_pr_mode(rt: Runtime, configs: list[LoadedConfig]) -> list[ConfigResult]:
     pull = rt.context.pull
     assert pull is not None, "PR mode needs a pull_request event"
-    if pull.is_fork:
+    if not rt.can_write(pull):
         rt.workflow.notice(
             f"pull request #{pull.number} comes from a fork: the token is read-only, so the results are "
             f"written to {rt.display(rt.results_dir)}/ for the comment stage (see the README's fork "

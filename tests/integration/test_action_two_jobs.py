@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from action_sim import CONFIG, Sim, Template, build_template, new_sim
+from action_sim import CONFIG, PR, REPOSITORY, Sim, Template, build_template, new_sim
 from fakes.github_server import FakeGitHub
 
 pytestmark = pytest.mark.slow
@@ -153,3 +153,57 @@ def test_two_jobs__no_artifact_for_the_config__one_line_exit_2(sim: Sim) -> None
 
     assert result.code == 2, result.stdout + result.stderr
     assert "input 'run-artifact': cairn-run is not a folder in the workspace" in result.stdout
+
+
+def _workflow_run(sim: Sim) -> dict[str, Any]:
+    return {
+        "action": "completed",
+        "workflow_run": {
+            "id": 556,
+            "event": "pull_request",
+            "head_sha": sim.fake.pulls[PR]["head"]["sha"],
+            "head_repository": {"full_name": "contributor/rag"},
+            "conclusion": "success",
+            "pull_requests": [],  # empty for forks (actions/runner#3444)
+        },
+        "repository": {"full_name": REPOSITORY, "default_branch": "main"},
+        "sender": {"login": "contributor"},
+    }
+
+
+def _fork_gate(sim: Sim) -> Any:
+    """Job 2 for a fork: in the base repository from workflow_run, on the head checked out as data."""
+    return sim.run(
+        "workflow_run",
+        _workflow_run(sim),
+        inputs={"mode": "gate", "run-artifact": "cairn-run", "status": "true"},
+    )
+
+
+def test_two_jobs__fork__gated_from_workflow_run_and_posted(sim: Sim) -> None:
+    sim.open_pull(sim.fake.pulls[PR]["head"]["sha"], fork=True)
+    _evaluate_job(sim)
+    (sim.workspace / "cairn-run" / "pr-number").write_text(f"{PR}\n", encoding="utf-8")
+
+    result = _fork_gate(sim)
+
+    assert result.code == 1, result.stdout + result.stderr
+    assert result.outputs["verdict"] == "regression"
+    [sticky] = sim.sticky()
+    assert "regression for default" in sticky["body"]
+    [status] = sim.fake.statuses
+    assert status["state"] == "failure" and status["sha"] == sim.fake.pulls[PR]["head"]["sha"]
+
+
+def test_attack__fork_artifact_names_a_pull_request_at_another_head__not_gated(sim: Sim) -> None:
+    sim.open_pull(sim.fake.pulls[PR]["head"]["sha"], fork=True)
+    _evaluate_job(sim)
+    (sim.workspace / "cairn-run" / "pr-number").write_text(f"{PR}\n", encoding="utf-8")
+    payload = _workflow_run(sim)
+    payload["workflow_run"]["head_sha"] = "f" * 40  # the run built another commit
+
+    result = sim.run("workflow_run", payload, inputs={"mode": "gate", "run-artifact": "cairn-run"})
+
+    assert result.code == 2, result.stdout + result.stderr
+    assert "not gating" in result.stdout
+    assert sim.sticky() == []
