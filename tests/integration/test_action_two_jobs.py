@@ -207,3 +207,24 @@ def test_attack__fork_artifact_names_a_pull_request_at_another_head__not_gated(s
     assert result.code == 2, result.stdout + result.stderr
     assert "not gating" in result.stdout
     assert sim.sticky() == []
+
+
+def test_attack__artifact_drops_the_cases_it_got_wrong__never_passed(sim: Sim) -> None:
+    artifact = _evaluate_job(sim)
+    dropped = {"ops-014", "saf-004", "una-102"}
+    _rewrite(artifact, lambda line: None if line.get("case_id") in dropped else line)
+
+    counted = _gate_job(sim)  # the header still counts 72 cases: refused as an edited artifact
+    assert counted.code == 2, counted.stdout + counted.stderr
+    assert "the header says n_cases 72, but the artifact holds 69" in counted.stdout
+
+    def recount(line: dict[str, Any]) -> dict[str, Any]:
+        if line.get("kind") == "header":
+            line["n_cases"] = 69
+        return line
+
+    _rewrite(artifact, recount)
+    recounted = _gate_job(sim)  # the golden set's eval split still has them: refused as missing
+    assert recounted.code == 2, recounted.stdout + recounted.stderr
+    assert "the run has no record for 3 case(s) of split eval" in recounted.stdout
+    assert sim.sticky() == []
