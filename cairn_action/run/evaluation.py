@@ -38,7 +38,7 @@ from cairn_action.run.deps import CaseDeps, Judge
 from cairn_action.run.judge import LexicalJudge
 from cairn_action.run.lock import RunLock, lock_path_for
 from cairn_action.run.models import Environment, RunHeader
-from cairn_action.run.progress import Progress
+from cairn_action.run.progress import EmbeddingRate, Progress
 from cairn_action.run.runner import RunOutcome, execute_run
 from cairn_action.run.shard import ShardSpec
 from cairn_action.run.target_case import is_retrieving_target
@@ -257,9 +257,7 @@ def run_evaluation(
         config.retrieval,
         cache=IndexCache(loaded.cache_dir / INDEX_CACHE_DIR),
         model_path=model_path,
-        progress=lambda kind, done, of: log.write(
-            f"embedded {done} of {of} new {kind} (cached as they go)\n"
-        ),
+        progress=EmbeddingRate(log.write),
     )
     store, retriever = built.store, built.retriever
     log.write(
