@@ -5,7 +5,9 @@ Not a test. Takes an evenly spaced sample of the handbook's chunks (the project'
 their distinct sentences, embeds each sample with `OnnxEmbedder(workers=w, batch_tokens=t)` for each
 pair (t = 0: one text at a time), and prints texts and tokens per second (wall), the estimated time for
 the whole handbook, and the largest 1 - cosine of a vector with the same text's one-at-a-time vector:
-what batching moves, against the tolerance it keeps (embedding.BATCHED_MIN_COSINE).
+what batching moves, against the tolerance it keeps (embedding.BATCHED_MIN_COSINE). Last, the dev sets'
+questions (tests/data/handbook-dev*) rank each sample by cosine with the one-at-a-time and with the
+batched vectors: the number of questions whose top 10 differ is printed (0: rankings unchanged).
 
     .venv/bin/python benchmarks/embedding_rate.py [--chunks 640] [--sentences 2560] [--workers 2]
         [--batch-tokens 0 256]
@@ -14,6 +16,7 @@ what batching moves, against the tolerance it keeps (embedding.BATCHED_MIN_COSIN
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 
@@ -27,6 +30,7 @@ from cairn_action.retrieval.lexical import index_text
 
 REPO = Path(__file__).resolve().parents[1]
 HANDBOOK = REPO.parent / "shared" / "corpora" / "sourcegraph-handbook"
+DEV_SETS = sorted((REPO / "tests" / "data").glob("handbook-dev*/golden.jsonl"))
 
 
 def _spaced(items: list[str], n: int) -> list[str]:
@@ -53,13 +57,14 @@ def main() -> None:
     }
     files = locate_model(None)
     alone: dict[str, np.ndarray] = {}
+    batched: dict[tuple[str, int, int], np.ndarray] = {}
     print(f"corpus {args.corpus.name}: {len(chunk_texts)} chunks, {len(all_sentences)} distinct sentences")
     print(f"tolerance: 1 - cosine with the one-at-a-time vector <= {1 - BATCHED_MIN_COSINE:.0e}")
     print(
         "| texts | workers | batch tokens | sample | wall s | texts/s | tokens/s | whole corpus | 1 - cos |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
-    for batch_tokens in sorted(args.batch_tokens):  # 0 first: the reference vectors
+    for batch_tokens in sorted({0, *args.batch_tokens}):  # 0 first: the reference vectors
         for workers in args.workers:
             embedder = OnnxEmbedder(
                 files,
@@ -73,15 +78,33 @@ def main() -> None:
                 started = time.perf_counter()
                 vectors = embedder.embed(texts)
                 wall = time.perf_counter() - started
-                reference = alone.setdefault(kind, vectors) if batch_tokens == 0 else alone.get(kind)
-                moved = (
-                    "" if reference is None else f"{1 - np.einsum('ij,ij->i', vectors, reference).min():.1e}"
-                )
+                if batch_tokens == 0:
+                    alone[kind], moved = vectors, "(reference)"
+                else:
+                    moved = f"{1 - np.einsum('ij,ij->i', vectors, alone[kind]).min():.1e}"
+                batched[(kind, batch_tokens, workers)] = vectors
                 print(
                     f"| {kind} | {workers} | {batch_tokens or 'one text'} | {len(texts)} | {wall:.2f} | "
                     f"{len(texts) / wall:.1f} | {tokens / wall:.0f} | {total / (len(texts) / wall):.0f} s | "
                     f"{moved} |"
                 )
+
+    questions = [json.loads(line)["question"] for path in DEV_SETS for line in path.read_text().splitlines()]
+    queries = OnnxEmbedder(files).embed(questions)
+    for (kind, batch_tokens, workers), vectors in batched.items():
+        if batch_tokens:
+            reference = alone[kind]
+            differ = sum(
+                not np.array_equal(
+                    np.argsort(-(vectors @ q), kind="stable")[:10],
+                    np.argsort(-(reference @ q), kind="stable")[:10],
+                )
+                for q in queries
+            )
+            print(
+                f"{kind}, {batch_tokens} tokens a batch, {workers} workers: top 10 of the sample differs "
+                f"from one-at-a-time for {differ} of {len(questions)} dev-set questions"
+            )
 
 
 if __name__ == "__main__":
