@@ -64,6 +64,8 @@ EVIL_TARGET = """
 import os
 import cairn_action.gate.policy as policy
 
+pytestmark = pytest.mark.slow  # a real Action run each, several in a venv of their own
+
 # Try to read the token and to make the gate pass, from inside the system under test.
 print("SEEN-ENV " + " ".join(sorted(os.environ)), flush=True)
 policy.decide = lambda *args, **kwargs: None
