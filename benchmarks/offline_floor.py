@@ -2,7 +2,11 @@
 
 Not a test: it prints medians and ratios against the limits of issue 27, asserting nothing.
 
-    .venv/bin/python benchmarks/offline_floor.py [--runs 5]
+    .venv/bin/python benchmarks/offline_floor.py [--runs 5] [--against DIR]
+
+`--against DIR` also times `cairn eval` with the Cairn source tree in DIR first on the path (a checkout of
+main, say: `git worktree add /tmp/cairn-main main`), in the same rounds, so before and after are
+measured under the same load.
 
 A temporary project holds the repository's cairn.toml, calibration and golden set; the sample corpus is
 generated into it once (not timed). Each round, in fresh processes, one after the other so that their
@@ -38,10 +42,10 @@ DEPENDENCIES = "import numpy, pydantic, jinja2, tabulate, requests, bm25s, Stemm
 LIMITS = {"cold": 1.5, "warm": 1.2}
 
 
-def timed(argv: list[str], cwd: Path) -> tuple[float, float]:
+def timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall and CPU seconds of one child process (its output discarded; a failure stops the benchmark)."""
     started = time.perf_counter()
-    child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
@@ -66,30 +70,40 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--against", type=Path, help="another Cairn source tree to time in the same rounds")
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(REPO / "cairn_action")],
-        env=env,
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    figures: dict[str, list[tuple[float, float]]] = {"imports": [], "cold": [], "warm": []}
+    trees = {"": (REPO, None)}
+    if args.against:
+        trees[" (against)"] = (args.against.resolve(), {**env, "PYTHONPATH": str(args.against.resolve())})
+    for tree, _ in trees.values():
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", str(tree / "cairn_action")],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    figures: dict[str, list[tuple[float, float]]] = {"imports": []}
+    for label in trees:
+        figures[f"cold{label}"], figures[f"warm{label}"] = [], []
     with tempfile.TemporaryDirectory(prefix="cairn-floor-") as tmp:
         project = Path(tmp)
         make_project(project)
-        timed([str(CAIRN), "eval"], project)  # the first start of everything: page cache, not measured
+        for _, tree_env in trees.values():  # the first start of everything: page cache, not measured
+            timed([str(CAIRN), "eval"], project, tree_env)
         for _ in range(args.runs):
             figures["imports"].append(timed([sys.executable, "-c", DEPENDENCIES], project))
-            shutil.rmtree(project / ".cairn", ignore_errors=True)
-            shutil.rmtree(project / "reports", ignore_errors=True)
-            figures["cold"].append(timed([str(CAIRN), "eval"], project))
-            figures["warm"].append(timed([str(CAIRN), "eval"], project))
+            for label, (_, tree_env) in trees.items():
+                shutil.rmtree(project / ".cairn", ignore_errors=True)
+                shutil.rmtree(project / "reports", ignore_errors=True)
+                figures[f"cold{label}"].append(timed([str(CAIRN), "eval"], project, tree_env))
+                figures[f"warm{label}"].append(timed([str(CAIRN), "eval"], project, tree_env))
     load = os.getloadavg()[0]
     print(f"{args.runs} rounds; load average {load:.1f} at the end (2 cores: above 2 the figures are noisy)")
-    print("| run | median wall | range | median CPU | wall / imports | limit | |")
-    print("|---|---|---|---|---|---|---|")
+    print("| run | median wall | range | median CPU | wall / imports | CPU / imports | limit | |")
+    print("|---|---|---|---|---|---|---|---|")
     base = statistics.median(w for w, _ in figures["imports"])
+    base_cpu = statistics.median(c for _, c in figures["imports"])
     for name, runs in figures.items():
         walls = [w for w, _ in runs]
         wall, cpu = statistics.median(walls), statistics.median(c for _, c in runs)
@@ -98,7 +112,7 @@ def main() -> None:
         verdict = "" if limit is None else ("met" if ratio <= limit else "NOT met")
         print(
             f"| {name} | {wall:.2f} s | {min(walls):.2f}-{max(walls):.2f} | {cpu:.2f} s | {ratio:.2f}x | "
-            f"{f'{limit}x' if limit else ''} | {verdict} |"
+            f"{cpu / base_cpu:.2f}x | {f'{limit}x' if limit else ''} | {verdict} |"
         )
 
 
