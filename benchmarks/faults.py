@@ -117,9 +117,13 @@ timeout_s = {TIMEOUT_S}
 max_retries = 8
 [run]
 max_concurrency = {concurrency}
+[gate]
+baseline_samples = 1
 """,
         encoding="utf-8",
     )
+    # baseline_samples = 1: a plain `cairn eval` asks every critical case `gate.baseline_samples` times
+    # (3 by default), the same prompt each time, which the server would count as paid twice.
     return path
 
 

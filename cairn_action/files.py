@@ -276,16 +276,21 @@ def fsync_dir(folder: Path) -> None:
 
 
 @contextmanager
-def atomic_writer(path: Path, *, prefix: str | None = None, suffix: str = ".tmp") -> Iterator[IO[bytes]]:
+def atomic_writer(
+    path: Path, *, prefix: str | None = None, suffix: str = ".tmp", durable: bool = True
+) -> Iterator[IO[bytes]]:
     """A binary handle on a temporary file beside `path` that becomes `path` (fsynced, then `os.replace`)
     when the block ends; on any exception the temporary file is removed and `path` is left as it was.
-    OSErrors of the file system propagate (`write_bytes` turns them into DataError)."""
+    `durable=False` skips the fsync: a crash or a kill still leaves the old file or the whole new one,
+    but a power cut before the kernel writes it back may leave neither. OSErrors of the file system
+    propagate (`write_bytes` turns them into DataError)."""
     fd, tmp = tempfile.mkstemp(prefix=prefix or f".{path.name[:100]}.", suffix=suffix, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -202,7 +202,12 @@ def _confirm(
         print(f"confirmation against {baseline_path.name}: none needed, the system is deterministic")
         return outcome  # asking a deterministic system again can only repeat its answers
     provisional = score_run(
-        loaded, _as_run(outcome, cwd), which=options.split, created_at=utc_now(), cairn_version=__version__
+        loaded,
+        _as_run(outcome, cwd),
+        which=options.split,
+        created_at=utc_now(),
+        cairn_version=__version__,
+        corpus_hash=outcome.header.corpus_hash,  # this process read and hashed the corpus for the run
     )
     asked: dict[str, int] = {}
     for record in outcome.records:
@@ -312,7 +317,11 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
         )
         return ExitCode.PASS, data
     run = _as_run(outcome, cwd)
-    written = _score_and_report(loaded, run, which=split, reports_dir=cwd / REPORTS_DIR, cwd=cwd)
+    # The run read and hashed the config's corpus in this process (a resumed artifact's header must
+    # match it): the scoring need not read it again.
+    written = _score_and_report(
+        loaded, run, which=split, reports_dir=cwd / REPORTS_DIR, cwd=cwd, corpus_hash=run.header.corpus_hash
+    )
     return ExitCode.PASS, {**data, **_report_json(written, cwd)}
 
 
@@ -333,7 +342,13 @@ def _report_json(written: WrittenReport, cwd: Path) -> dict[str, object]:
 
 
 def _score_and_report(
-    loaded: LoadedConfig, run: LoadedRun, *, which: SplitName, reports_dir: Path, cwd: Path
+    loaded: LoadedConfig,
+    run: LoadedRun,
+    *,
+    which: SplitName,
+    reports_dir: Path,
+    cwd: Path,
+    corpus_hash: str | None = None,
 ) -> WrittenReport:
     """Score a run, write the report (kept and latest), print the summary."""
     from cairn_action.report.pipeline import report_from_run
@@ -342,7 +357,13 @@ def _score_and_report(
     for note in run.notes:
         print(f"note: {note}", file=sys.stderr)
     written = report_from_run(
-        loaded, run, which=which, reports_dir=reports_dir, created_at=utc_now(), cairn_version=__version__
+        loaded,
+        run,
+        which=which,
+        reports_dir=reports_dir,
+        created_at=utc_now(),
+        cairn_version=__version__,
+        corpus_hash=corpus_hash,
     )
     for line in summary_lines(written.report):
         print(line)

@@ -34,9 +34,6 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-import requests
-from requests.adapters import HTTPAdapter
-
 from cairn_action.errors import InfrastructureError
 from cairn_action.providers.ratelimit import RateLimiter
 
@@ -189,6 +186,12 @@ class HttpClient:
         self._rng = rng or random.Random()
         self._rng_lock = threading.Lock()
         self._network = network or NetworkSettings()
+        # requests (with urllib3 and charset detection) is imported by the first client, not with this
+        # module: the run's shared services import it, and an offline run never opens a connection.
+        import requests
+        from requests.adapters import HTTPAdapter
+
+        self._requests = requests
         self._session = requests.Session()
         self._session.trust_env = False  # see the module docstring: settings are passed in, never read here
         if self._network.ca_bundle:
@@ -252,9 +255,9 @@ class HttpClient:
                     timeout=(min(10.0, self.timeout_s), self.timeout_s),
                     proxies=self._network.proxies_for(url),
                 )
-            except requests.Timeout:
+            except self._requests.Timeout:
                 reason = f"no response within {self.timeout_s:g}s"
-            except requests.ConnectionError as exc:
+            except self._requests.ConnectionError as exc:
                 reason = f"connection failed ({type(exc).__name__})"
             else:
                 status = response.status_code

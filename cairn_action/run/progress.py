@@ -129,3 +129,38 @@ def make_progress(stream: TextIO, *, enabled: bool, is_tty: bool) -> Progress:
     if not enabled:
         return NoProgress()
     return BarProgress(stream) if is_tty else LineProgress(stream)
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m {seconds:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m"
+
+
+class EmbeddingRate:
+    """The index build's embedding lines: texts done, the rate so far and the time left at that rate.
+
+    Called as `(kind, done, of)` by the vector cache: `done` 0 when it starts on a kind (chunks, then
+    sentences), then after each checkpoint."""
+
+    def __init__(self, write: Callable[[str], None], clock: Callable[[], float] = time.monotonic) -> None:
+        self._write = write
+        self._clock = clock
+        self._started = clock()
+
+    def __call__(self, kind: str, done: int, of: int) -> None:
+        now = self._clock()
+        if done == 0:
+            self._started = now
+            self._write(f"embedding {of} new {kind} (cached as they go)\n")
+            return
+        elapsed = now - self._started
+        rate = done / elapsed if elapsed > 0 else 0.0
+        left = f", about {_duration((of - done) / rate)} left" if rate and done < of else ""
+        speed = f" ({rate:.1f}/s{left})" if rate else ""
+        self._write(f"embedded {done} of {of} new {kind}{speed}\n")

@@ -10,16 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from action_sim import LATEST, Sim, Template, build_template, new_sim
+from action_sim import LATEST, Sim, Template, new_sim
 from fakes.github_server import FakeGitHub
 
 pytestmark = pytest.mark.slow
 ATTACK = "reports/attack-default.json"
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Template:
-    return build_template(tmp_path_factory.mktemp("action-attack"))
 
 
 def _stub_attack_report(sim: Sim) -> dict:

@@ -11,15 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from action_sim import CONFIG, LATEST, PR, WORSE_CONFIG, Sim, Template, build_template, new_sim
+from action_sim import CONFIG, LATEST, PR, WORSE_CONFIG, Sim, Template, new_sim
 from fakes.github_server import FakeGitHub
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="session")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Template:
-    return build_template(tmp_path_factory.mktemp("attacks"))
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from action_sim import LATEST, PR, REPOSITORY, Sim, Template, build_template, new_sim
+from action_sim import LATEST, PR, REPOSITORY, Sim, Template, new_sim
 from fakes.github_server import FakeGitHub
 
 from cairn_action.gh.override import record_line
@@ -26,11 +26,6 @@ path = "golden/golden.jsonl"
 [retrieval]
 top_k = 8
 """
-
-
-@pytest.fixture(scope="session")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Template:
-    return build_template(tmp_path_factory.mktemp("baseline"))
 
 
 @pytest.fixture

@@ -43,6 +43,7 @@ def test_action__workspace_ships_its_own_package__without_protection__it_would_r
     assert done.returncode == 0 and "PWNED" in done.stdout
 
 
+@pytest.mark.slow  # the gate in a subprocess per flag
 @pytest.mark.parametrize("flags", [["-I"], ["-P"]])
 def test_action__workspace_ships_its_own_package__the_installed_gate_runs(
     hostile_workspace: Path, flags: list[str]
@@ -74,6 +75,7 @@ def answer(question):
 """
 
 
+@pytest.mark.slow  # a whole Action run, its template built here: about 45 s on a loaded machine
 def test_action__pull_request__python_target__runs_without_the_token(tmp_path: Path) -> None:
     from action_sim import CONFIG, build_template, new_sim
     from fakes.github_server import FakeGitHub

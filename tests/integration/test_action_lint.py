@@ -28,6 +28,7 @@ def _tool(name: str, *args: str, cwd: Path = REPO) -> subprocess.CompletedProces
     return subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_action__action_yml__valid_against_the_github_action_schema(tmp_path: Path) -> None:
     assert (
         _tool("check-jsonschema", "--builtin-schema", "vendor.github-actions", "action.yml").returncode == 0

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from action_sim import PR, WORSE_CONFIG, Sim, Template, build_template, new_sim
+from action_sim import PR, WORSE_CONFIG, Sim, Template, new_sim
 from fakes.github_server import FakeGitHub
 
 from cairn_action.gh.override import read_record
@@ -14,11 +14,6 @@ from cairn_action.gh.override import read_record
 pytestmark = pytest.mark.slow
 
 REASON_LABEL = "cairn-override: prompt rewrite, judged by hand"
-
-
-@pytest.fixture(scope="session")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Template:
-    return build_template(tmp_path_factory.mktemp("override"))
 
 
 @pytest.fixture

@@ -6,15 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from action_sim import LATEST, PR, WORSE_CONFIG, Sim, Template, build_template, new_sim
+from action_sim import LATEST, PR, WORSE_CONFIG, Sim, Template, new_sim
 from fakes.github_server import FakeGitHub
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="session")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Template:
-    return build_template(tmp_path_factory.mktemp("action"))
 
 
 @pytest.fixture

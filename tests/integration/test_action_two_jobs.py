@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from action_sim import CONFIG, PR, REPOSITORY, Sim, Template, build_template, new_sim
+from action_sim import CONFIG, PR, REPOSITORY, Sim, Template, new_sim
 from fakes.github_server import FakeGitHub
 
 pytestmark = pytest.mark.slow
@@ -33,11 +33,6 @@ def answer(question):
     return {"answer": ragdeps.shout(os.environ["RAG_STYLE"]), "passages": []}
 """
 DEPS = "def shout(style):\n    return 'forty two' if style == 'plain' else 'FORTY TWO'\n"
-
-
-@pytest.fixture(scope="session")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Template:
-    return build_template(tmp_path_factory.mktemp("two-jobs"))
 
 
 @pytest.fixture

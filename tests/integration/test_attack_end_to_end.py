@@ -52,6 +52,7 @@ def _strip(report: dict) -> dict:
     return {k: v for k, v in report.items() if k != "created_at"}
 
 
+@pytest.mark.slow
 def test_attack__stub_on_shipped_config__writes_both_files_matching_the_committed_ones_and_a_rerun_is_cached(
     shipped: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

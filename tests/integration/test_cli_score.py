@@ -49,6 +49,7 @@ def _only(folder: Path, pattern: str) -> Path:
     return found[0]
 
 
+@pytest.mark.slow
 def test_eval__fresh_clone__writes_both_report_files_identical(evaluated: Path) -> None:
     kept = _only(evaluated / "reports", "default-*.json")
     latest = evaluated / "reports" / "latest" / "default.json"
@@ -113,6 +114,7 @@ def test_score__existing_artifact__same_numbers_without_corpus_or_cache(
     assert scored == original
 
 
+@pytest.mark.slow
 def test_calibrate__writes_the_committed_file_and_eval_reports_its_status(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -137,6 +139,7 @@ def test_calibrate__writes_the_committed_file_and_eval_reports_its_status(
     _recompute()(report, load_golden(SHIPPED))
 
 
+@pytest.mark.slow
 def test_calibrate__from_an_all_split_artifact__no_run(
     evaluated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -201,6 +204,7 @@ def _working_copy(
     return work
 
 
+@pytest.mark.slow
 def test_eval__split_all__keeps_reports_latest_the_eval_baseline(
     evaluated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

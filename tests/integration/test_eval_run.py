@@ -99,6 +99,7 @@ def first_run(
     return outcome, answerer, cache
 
 
+@pytest.mark.slow
 def test_eval__embedded_default__artifact_with_every_shipped_case(
     first_run: tuple[RunOutcome, CountingAnswerer, Path], workdir: Path
 ) -> None:
@@ -162,6 +163,7 @@ def test_eval__run_twice__identical_records_and_no_answerer_call(
     assert second.header.model_dump(exclude={"started_at"}) == first.header.model_dump(exclude={"started_at"})
 
 
+@pytest.mark.slow
 def test_eval__three_shards_merged__equal_the_unsharded_run(
     first_run: tuple[RunOutcome, CountingAnswerer, Path], workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -180,6 +182,7 @@ def test_eval__three_shards_merged__equal_the_unsharded_run(
     assert merged.header.model_dump(exclude={"started_at"}) == first.header.model_dump(exclude={"started_at"})
 
 
+@pytest.mark.slow
 def test_merge__shards_of_different_runs__refused_exit_2(
     workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -246,6 +249,7 @@ def killed_run(workdir: Path, tmp_path: Path) -> Iterator[tuple[Path, Path, Path
     yield artifact, cache, calls
 
 
+@pytest.mark.slow
 def test_eval__killed_midway__resumes_without_redoing(
     killed_run: tuple[Path, Path, Path], workdir: Path
 ) -> None:

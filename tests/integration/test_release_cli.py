@@ -13,6 +13,8 @@ from release_repo import ReleaseRepo
 from cairn_action.cli import main
 from cairn_action.report.stamp import extract_stamp
 
+pytestmark = pytest.mark.slow  # `cairn release` in a subprocess each
+
 
 @pytest.fixture
 def repo(fake_github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ReleaseRepo:

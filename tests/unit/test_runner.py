@@ -15,7 +15,7 @@ from cairn_action.golden.models import GoldenCase
 from cairn_action.providers.base import AnswerRequest, AnswerResult
 from cairn_action.run.artifact import read_artifact
 from cairn_action.run.deps import CaseDeps
-from cairn_action.run.progress import BarProgress, LineProgress, NoProgress, make_progress
+from cairn_action.run.progress import BarProgress, EmbeddingRate, LineProgress, NoProgress, make_progress
 from cairn_action.run.runner import RunOutcome, execute_run
 
 CASES = tuple(make_case(f"q{i}") for i in range(1, 9))
@@ -204,3 +204,24 @@ def test_make_progress__terminal_bar__ci_lines__or_none() -> None:
     assert isinstance(make_progress(stream, enabled=True, is_tty=True), BarProgress)
     assert isinstance(make_progress(stream, enabled=True, is_tty=False), LineProgress)
     assert isinstance(make_progress(stream, enabled=False, is_tty=True), NoProgress)
+
+
+def test_embedding_rate__checkpoints__say_the_rate_and_the_time_left() -> None:
+    lines: list[str] = []
+    now = [100.0]
+    rate = EmbeddingRate(lines.append, clock=lambda: now[0])
+    rate("chunks", 0, 2000)
+    now[0] = 110.0
+    rate("chunks", 512, 2000)  # 51.2/s: 1488 more take 29 s
+    now[0] = 130.0
+    rate("chunks", 2000, 2000)
+    rate("sentences", 0, 90)  # a new kind starts its own clock
+    now[0] = 131.0
+    rate("sentences", 90, 90)
+    assert lines == [
+        "embedding 2000 new chunks (cached as they go)\n",
+        "embedded 512 of 2000 new chunks (51.2/s, about 29s left)\n",
+        "embedded 2000 of 2000 new chunks (66.7/s)\n",
+        "embedding 90 new sentences (cached as they go)\n",
+        "embedded 90 of 90 new sentences (90.0/s)\n",
+    ]
