@@ -80,11 +80,20 @@ def _golden_and_corpus(args: argparse.Namespace) -> tuple[Path, Path]:
     return golden, corpus
 
 
+def critical_tags(args: argparse.Namespace) -> list[str]:
+    """[gate] critical_tags of the config in force (--config, else cairn.toml here, else the default)."""
+    from cairn_action.config import GateConfig, load_config
+
+    if args.config is None and not Path("cairn.toml").is_file():
+        return list(GateConfig().critical_tags)
+    return list(load_config(args.config).config.gate.critical_tags)
+
+
 def cmd_golden_check(args: argparse.Namespace) -> int:
     from cairn_action.golden.check import run_golden_check
 
     golden, corpus = _golden_and_corpus(args)
-    return run_golden_check(golden, corpus, sys.stdout)
+    return run_golden_check(golden, corpus, sys.stdout, critical_tags(args))
 
 
 def _load_config_args(args: argparse.Namespace, cwd: Path) -> LoadedConfig:
