@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TextIO
 
 from cairn_action.errors import ExitCode
+from cairn_action.golden.balance import balance_lines
 from cairn_action.golden.load import VERSION_FILE, golden_warnings, parse_golden
 from cairn_action.golden.models import GoldenCase, GoldenSet
-from cairn_action.golden.balance import balance_lines
 from cairn_action.golden.support import HINT_CHANGED, HINT_STALE, HINT_UNCONFIRMED, resolve_support
 from cairn_action.index.corpus import Corpus, load_corpus
 

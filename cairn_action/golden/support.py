@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
-
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from cairn_action.errors import DataError
 from cairn_action.golden.models import GoldenCase, GoldenSet, ResolvedSupport, SupportQuote

@@ -113,7 +113,8 @@ BROKEN_LINES = [
         json.dumps(
             answerable(support=[{"doc": "returns-policy.md", "quote": "14 days", "section": "Credits"}])
         ),
-        "case ret-001: support[0] has a section and a quote; a section is for document-level support (no quote)",
+        "case ret-001: support[0] has a section and a quote; a section is for document-level support "
+        "(no quote)",
         id="section-and-quote",
     ),
     pytest.param(
