@@ -329,6 +329,8 @@ def _rule_violations(case: GoldenCase) -> list[str]:
     if case.confirmed_by is not None and case.confirmed_by == case.annotator:
         problems.append("confirmed_by is the annotator; a confirmation is a second person's")
     if case.answerable:
+        if case.status == "draft":  # a draft is a question waiting for its answer: never scored
+            return problems
         return problems + [f"answerable case without {name}" for name, present in has.items() if not present]
     has["answer_variants"] = bool(case.answer_variants)
     return problems + [

@@ -184,6 +184,17 @@ def _corpus_name(corpus: Corpus) -> str:
     return f"the corpus {corpus.root} ({len(corpus.documents)} documents)"
 
 
+def find_document(name: str, corpus: Corpus) -> Document:
+    """The document `name` (basename or corpus-relative path) refers to; DataError when none or several."""
+    by_basename: dict[str, list[Document]] = {}
+    for doc in corpus.documents:
+        by_basename.setdefault(doc.basename, []).append(doc)
+    doc, problem, hint = _find_document(name, corpus.by_path(), by_basename)
+    if doc is None:
+        raise DataError(problem.replace(NOT_IN, f"is not a document in {_corpus_name(corpus)}"), hint)
+    return doc
+
+
 def _find_document(
     name: str, by_path: dict[str, Document], by_basename: dict[str, list[Document]]
 ) -> tuple[Document | None, str, str]:
