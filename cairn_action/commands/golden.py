@@ -114,8 +114,9 @@ def cmd_golden_import(args: argparse.Namespace) -> int:
     write_cases(out, imported.cases, version=version)
     drafts = sum(1 for c in imported.cases if c.status == "draft")
     proposed = sum(1 for c in imported.cases if c.status == "draft" and c.support)
+    n = len(imported.cases)
     print(
-        f"wrote {len(imported.cases)} cases to {out}: {len(imported.cases) - drafts} accepted, {drafts} draft "
+        f"wrote {n} cases to {out}: {n - drafts} accepted, {drafts} draft "
         f"({proposed} with a proposed passage)" + (f"; golden.version {version}" if version else "")
     )
     if drafts:

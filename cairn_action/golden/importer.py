@@ -46,6 +46,11 @@ HINT_CURATION = (
 HINT_VALUES = "name the CSV's columns with --question-field, --answer-field, --doc-field, --quote-field"
 
 
+CURATION_FIELDS = frozenset(
+    {"id", "input", "expected", "contexts", "tags", "difficulty", "added", "annotator", "dataset_version"}
+)
+
+
 @dataclass(frozen=True)
 class Columns:
     """Which field or column holds what (flags of `cairn golden import`)."""
