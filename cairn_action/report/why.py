@@ -72,5 +72,7 @@ def wrong_reason(case: PerCase, setting: Setting) -> str:
         return f"the model abstained; {support}"
     if case.correct:
         return ""
+    if case.failed_checks:
+        return f"failed check: {'; '.join(case.failed_checks)}"
     seen = case.retrieved_support_rank is not None and case.retrieved_support_rank <= setting.top_k
     return f"{setting.judge} judge said wrong; {support}" if seen else support
