@@ -74,11 +74,13 @@ def _proposer(corpus: Corpus):  # type: ignore[no-untyped-def]
     """The import's proposals: the passage retrieval ranks first for the question (and the answer)."""
     from cairn_action.golden.models import SupportQuote
     from cairn_action.golden.support import find_document
-    from cairn_action.retrieval.quote_search import find_quotes
+    from cairn_action.retrieval.quote_search import QuoteIndex
+
+    index = QuoteIndex(corpus)
 
     def propose(question: str, answer: str | None, doc: str | None) -> SupportQuote | None:
         documents = [find_document(doc, corpus)] if doc else None
-        found = find_quotes(corpus, answer or "", question=question, documents=documents, top=1)
+        found = index.find(answer or "", question=question, documents=documents, top=1)
         if not found or (answer and not found[0].contains_answer):
             return None
         return SupportQuote(doc=doc or found[0].doc, quote=found[0].quote)

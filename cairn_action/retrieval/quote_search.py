@@ -9,9 +9,9 @@ quote is located in its document by `locate_quote`, the checker's own function, 
 Ranking, best first:
 1. the sentence contains the answer: its SQuAD-normalised tokens (exact match's normalisation) hold the
    answer's as a contiguous run, so "14 days" is found in "within 14 days" but not in "140 days";
-2. then by how many of the answer's lexical tokens (stemmed, numbers kept whole) the sentence has;
-3. then by BM25 (bm25s, the lexical retriever's own scoring) of the question and the answer against the
-   sentences, so that of two sentences holding "14 days" the one about the question comes first.
+2. then by BM25 (bm25s, the lexical retriever's own scoring) of the question and the answer against the
+   sentences, so that of two sentences holding "14 days" the one about the question comes first;
+3. then by how many of the answer's lexical tokens (stemmed, numbers kept whole) the sentence has.
 """
 
 from __future__ import annotations
@@ -92,6 +92,61 @@ def document_names(corpus: Corpus) -> dict[str, str]:
     return {d.path: d.basename if counts[d.basename] == 1 else d.path for d in corpus.documents}
 
 
+class QuoteIndex:
+    """Every candidate passage of a corpus, tokenised and indexed once (an import asks it per row)."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        self._names = document_names(corpus)
+        self._lines: list[int] = []
+        self._normalised: list[list[str]] = []
+        self._lexical: list[set[str]] = []
+        chunks: list[Chunk] = []
+        for document in corpus.documents:
+            for start, end in passages(document):
+                quote = visible(document.text[start:end]).text[:MAX_CHARS]
+                if len(quote) < MIN_CHARS or locate_quote(quote, document.text) is None:
+                    continue  # only what `cairn golden check` will accept is offered
+                chunks.append(Chunk(f"{document.path}:{start}", document.path, start, end, quote))
+                self._lines.append(document.text.count("\n", 0, start) + 1)
+                self._normalised.append(normalize_answer(quote).split())
+                self._lexical.append(set(tokenize(quote)))
+        self._chunks = chunks
+        self._bm25 = BM25Retriever(ChunkStore(tuple(chunks))) if chunks else None
+
+    def find(
+        self, answer: str, *, question: str = "", documents: Sequence[Document] | None = None, top: int = 5
+    ) -> list[QuoteCandidate]:
+        """The `top` passages of `documents` (default: the whole corpus) best supporting `answer`."""
+        if self._bm25 is None:
+            return []
+        bm25 = self._bm25.scores(f"{question} {answer}")
+        wanted = normalize_answer(answer).split()
+        wanted_lexical = set(tokenize(answer))
+        paths = None if documents is None else {d.path for d in documents}
+        ranked: list[QuoteCandidate] = []
+        for i, chunk in enumerate(self._chunks):
+            if paths is not None and chunk.doc not in paths:
+                continue
+            contains = _contains(self._normalised[i], wanted)
+            share = len(wanted_lexical & self._lexical[i]) / len(wanted_lexical) if wanted_lexical else 0.0
+            if not contains and share == 0 and bm25[i] <= 0:
+                continue
+            ranked.append(
+                QuoteCandidate(
+                    doc=self._names[chunk.doc],
+                    path=chunk.doc,
+                    line=self._lines[i],
+                    quote=chunk.text,
+                    contains_answer=contains,
+                    answer_tokens=share,
+                    score=float(bm25[i]),
+                )
+            )
+        ranked.sort(key=lambda c: (not c.contains_answer, -c.score, -c.answer_tokens, c.path, c.line))
+        return ranked[:top]
+
+
 def find_quotes(
     corpus: Corpus,
     answer: str,
@@ -100,41 +155,5 @@ def find_quotes(
     documents: Sequence[Document] | None = None,
     top: int = 5,
 ) -> list[QuoteCandidate]:
-    """The `top` passages of `documents` (default: the whole corpus) best supporting `answer`."""
-    names = document_names(corpus)
-    chunks: list[Chunk] = []
-    quotes: list[str] = []
-    for document in documents if documents is not None else corpus.documents:
-        for start, end in passages(document):
-            quote = visible(document.text[start:end]).text[:MAX_CHARS]
-            if len(quote) < MIN_CHARS or locate_quote(quote, document.text) is None:
-                continue  # only what `cairn golden check` will accept is offered
-            chunks.append(Chunk(f"{document.path}:{start}", document.path, start, end, quote))
-            quotes.append(quote)
-    if not chunks:
-        return []
-    bm25 = BM25Retriever(ChunkStore(tuple(chunks))).scores(f"{question} {answer}")
-    wanted = normalize_answer(answer).split()
-    wanted_lexical = set(tokenize(answer))
-    by_path = corpus.by_path()
-    ranked: list[QuoteCandidate] = []
-    for i, chunk in enumerate(chunks):
-        contains = _contains(normalize_answer(quotes[i]).split(), wanted)
-        have = set(tokenize(quotes[i]))
-        share = len(wanted_lexical & have) / len(wanted_lexical) if wanted_lexical else 0.0
-        if not contains and share == 0 and bm25[i] <= 0:
-            continue
-        text = by_path[chunk.doc].text
-        ranked.append(
-            QuoteCandidate(
-                doc=names[chunk.doc],
-                path=chunk.doc,
-                line=text.count("\n", 0, chunk.start) + 1,
-                quote=quotes[i],
-                contains_answer=contains,
-                answer_tokens=share,
-                score=float(bm25[i]),
-            )
-        )
-    ranked.sort(key=lambda c: (not c.contains_answer, -c.answer_tokens, -c.score, c.path, c.line))
-    return ranked[:top]
+    """The `top` passages best supporting `answer` (one search: `QuoteIndex` for several)."""
+    return QuoteIndex(corpus).find(answer, question=question, documents=documents, top=top)
