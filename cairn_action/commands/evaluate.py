@@ -93,7 +93,24 @@ def cmd_golden_check(args: argparse.Namespace) -> int:
     from cairn_action.golden.check import run_golden_check
 
     golden, corpus = _golden_and_corpus(args)
-    return run_golden_check(golden, corpus, sys.stdout, critical_tags(args))
+    return run_golden_check(golden, corpus, sys.stdout, critical_tags(args), measured_sets(REPORTS_DIR))
+
+
+def measured_sets(reports: Path) -> list:  # type: ignore[type-arg]
+    """The golden set (version, content hash) each committed latest report measured; unreadable ones are
+    skipped (`cairn gate` reports those)."""
+    import json
+
+    from cairn_action.golden.history import MeasuredSet
+
+    found = []
+    for path in sorted((reports / "latest").glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            found.append(MeasuredSet(str(path), data["golden_version"], data["notes"].get("golden_hash", "")))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return found
 
 
 def _load_config_args(args: argparse.Namespace, cwd: Path) -> LoadedConfig:

@@ -16,6 +16,7 @@ from typing import TextIO
 
 from cairn_action.errors import ExitCode
 from cairn_action.golden.balance import balance_lines
+from cairn_action.golden.history import MeasuredSet, unbumped_version
 from cairn_action.golden.load import VERSION_FILE, golden_warnings, parse_golden
 from cairn_action.golden.models import GoldenCase, GoldenSet
 from cairn_action.golden.support import HINT_CHANGED, HINT_STALE, HINT_UNCONFIRMED, resolve_support
@@ -84,8 +85,14 @@ def count_cases(cases: Iterable[GoldenCase]) -> GoldenCounts:
     )
 
 
-def check_golden(golden_path: Path, corpus: Corpus, critical_tags: Sequence[str] = ()) -> GoldenCheck:
-    """Check the golden set at `golden_path` against `corpus`, collecting every problem."""
+def check_golden(
+    golden_path: Path,
+    corpus: Corpus,
+    critical_tags: Sequence[str] = (),
+    measured: Sequence[MeasuredSet] = (),
+) -> GoldenCheck:
+    """Check the golden set at `golden_path` against `corpus`, collecting every problem; `measured` are
+    the golden sets committed reports measured (for the unbumped-version warning)."""
     parsed = parse_golden(golden_path)
     golden = parsed.golden
     resolution = resolve_support(golden, corpus, critical_tags)
@@ -100,7 +107,7 @@ def check_golden(golden_path: Path, corpus: Corpus, critical_tags: Sequence[str]
         golden=golden,
         corpus=corpus,
         counts=count_cases(golden.cases),
-        warnings=tuple(golden_warnings(golden)),
+        warnings=tuple(golden_warnings(golden) + unbumped_version(golden, measured)),
         errors=_in_line_order([str(p) for p in parsed.problems] + resolution.errors, str(golden.path)),
         stale=tuple(resolution.stale_details),
         stale_ids=tuple(c.id for c in golden.cases if c.id in resolution.drifted),
@@ -156,10 +163,14 @@ def format_check(check: GoldenCheck) -> str:
 
 
 def run_golden_check(
-    golden_path: Path, corpus_dir: Path, out: TextIO, critical_tags: Sequence[str] = ()
+    golden_path: Path,
+    corpus_dir: Path,
+    out: TextIO,
+    critical_tags: Sequence[str] = (),
+    measured: Sequence[MeasuredSet] = (),
 ) -> int:
     """Load the corpus, check the golden set against it, print the report to `out`; the exit code."""
-    check = check_golden(golden_path, load_corpus(corpus_dir), critical_tags)
+    check = check_golden(golden_path, load_corpus(corpus_dir), critical_tags, measured)
     print(format_check(check), file=out)
     return int(check.exit_code)
 

@@ -8,9 +8,31 @@ it became `deprecated: true`; edited when only its wording, tags or audit fields
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cairn_action.golden.load import VERSION_FILE
 from cairn_action.golden.models import GoldenCase, GoldenSet
+
+
+@dataclass(frozen=True)
+class MeasuredSet:
+    """A golden set a committed report measured: where the report is, the version and content hash."""
+
+    report: str
+    version: str
+    content_hash: str
+
+
+def unbumped_version(golden: GoldenSet, measured: Sequence[MeasuredSet]) -> list[str]:
+    """A warning for each report that measured this version with other content: the set was edited
+    without a version bump, so the gate would compare the two as the same exam."""
+    return [
+        f"{golden.path}: the content changed since {m.report} measured version {golden.version}, but "
+        f"{VERSION_FILE} did not: bump it (the gate refuses comparisons across versions, not across edits)"
+        for m in measured
+        if m.version == golden.version and m.content_hash and m.content_hash != golden.content_hash
+    ]
 
 LABEL_FIELDS = ("answerable", "expected_answer", "answer_variants", "support", "checks")
 _SKIPPED = {"deprecated", "status", "confirmed_by"}

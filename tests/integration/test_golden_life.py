@@ -414,3 +414,27 @@ def test_golden_commands__help__exits_0(capsys: pytest.CaptureFixture[str], comm
         main(["golden", command, "--help"])
     assert done.value.code == 0
     assert "usage: cairn golden " + command in capsys.readouterr().out
+
+
+def test_golden_check__edited_without_version_bump__warns_against_the_committed_report(
+    capsys: pytest.CaptureFixture[str], seed7: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    latest = tmp_path / "reports" / "latest"
+    latest.mkdir(parents=True)
+    golden = tmp_path / "golden"
+    golden.mkdir()
+    shutil.copy(SHIPPED, golden / "golden.jsonl")
+    (golden / "golden.version").write_text("1\n", encoding="utf-8")
+    measured = load_golden(golden)
+    report = {"golden_version": "1", "notes": {"golden_hash": measured.content_hash}}
+    (latest / "default.json").write_text(json.dumps(report), encoding="utf-8")
+    assert "did not: bump it" not in check(capsys, golden, seed7)[1]
+    edited = rows(golden / "golden.jsonl")
+    edited[0]["expected_answer"] = "twelve hours"
+    write_rows(golden / "golden.jsonl", edited)
+    code, out = check(capsys, golden, seed7)
+    assert code == 0
+    assert (
+        "the content changed since reports/latest/default.json measured version 1, but golden.version" in out
+    )
