@@ -34,6 +34,7 @@ def unbumped_version(golden: GoldenSet, measured: Sequence[MeasuredSet]) -> list
         if m.version == golden.version and m.content_hash and m.content_hash != golden.content_hash
     ]
 
+
 LABEL_FIELDS = ("answerable", "expected_answer", "answer_variants", "support", "checks")
 _SKIPPED = {"deprecated", "status", "confirmed_by"}
 CHANGELOG_TITLE = "# Golden set changelog\n"

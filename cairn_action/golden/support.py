@@ -36,6 +36,12 @@ HINT_UNCONFIRMED = (
     "a case with a critical tag ([gate] critical_tags) needs a second person's confirmation: "
     "`cairn golden confirm ID --by NAME` (NAME is not the annotator)"
 )
+CHANGED_MESSAGE = (
+    "stale: the passage a support rests on changed since the case was labelled (left out of every score)"
+)
+UNCONFIRMED_MESSAGE = (
+    "unconfirmed: a critical case awaiting a second person's confirmation (left out of every score)"
+)
 AMBIGUOUS_SHOWN = 5  # documents listed for an ambiguous basename (a real corpus has 185 index.md)
 _QUOTE_SHOWN = 60  # characters of a quote repeated in a message
 _PREFIX_WORTH_SAYING = 10  # a shorter matching start is found by chance in most documents
@@ -63,6 +69,12 @@ class SupportResolution:
     """Critical case id -> `file:line: ...` saying why it is not confirmed (left out of scores)."""
     drifted: frozenset[str] = frozenset()
     """Ids of cases stale because of their documents (quote gone or passage changed)."""
+
+    def reasons(self) -> dict[str, str]:
+        """Case id -> why it is left out, for the cases whose reason is not a missing quote."""
+        out = {case_id: UNCONFIRMED_MESSAGE for case_id in self.unconfirmed}
+        out.update({case_id: CHANGED_MESSAGE for case_id in self.changed})
+        return out
 
     def raise_for_errors(self) -> None:
         """Raise one DataError listing every error (stale cases are not errors here)."""

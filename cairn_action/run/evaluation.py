@@ -298,6 +298,7 @@ def run_evaluation(
         cache=ResultCache(loaded.cache_dir),
         support=support.resolved,
         stale=support.stale,
+        stale_reasons=support.reasons(),
         top_k=config.retrieval.top_k,
         depth=config.retrieval.depth,
         golden_lines=dict(golden.line_of),

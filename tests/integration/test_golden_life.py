@@ -438,3 +438,39 @@ def test_golden_check__edited_without_version_bump__warns_against_the_committed_
     assert (
         "the content changed since reports/latest/default.json measured version 1, but golden.version" in out
     )
+
+
+def test_eval__review_and_life_fields__unconfirmed_stale_deprecated_draft_kept_out_of_scores(
+    capsys: pytest.CaptureFixture[str], handbook: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    cases = rows(HANDBOOK_SET)
+    cases[0].update(tags=["numeric", "safety"], annotator="alice", status="accepted")  # awaiting confirmation
+    cases[1]["deprecated"] = True
+    cases.append({"id": "hb-draft", "question": "What is the office dog's name?", "status": "draft"})
+    golden = tmp_path / "golden"
+    golden.mkdir()
+    write_rows(golden / "golden.jsonl", cases)
+    (golden / "golden.version").write_text("life-1\n", encoding="utf-8")
+    code = main(
+        ["eval", "--golden", str(golden), "--corpus", str(handbook), "--split", "all", "--no-progress"]
+    )
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "unconfirmed (left out of scores)" in err and "2 draft or deprecated case(s)" in err
+    from cairn_action.report.io import read_report
+    from cairn_action.report.why import setting_of, wrong_reason
+
+    (path,) = (tmp_path / "reports" / "all").glob("*.json")
+    report = read_report(path)
+    by_id = {c.case_id: c for c in report.per_case}
+    assert "hb-002" not in by_id and "hb-draft" not in by_id
+    assert by_id["hb-001"].status == "stale"
+    assert wrong_reason(by_id["hb-001"], setting_of(report)).startswith("unconfirmed: a critical case")
+    # Once a set records review, every critical case needs a confirmation: the unanswerable and
+    # false-premise ones too ([gate] critical_tags by default).
+    critical = {
+        c["id"] for c in cases if {"safety", "unanswerable", "false_premise"} & set(c.get("tags", []))
+    }
+    assert {c.case_id for c in report.per_case if c.status == "stale"} == critical - {"hb-002"}
+    assert report.n_cases == len(cases) - 2 - len(critical - {"hb-002"})
