@@ -93,18 +93,28 @@ def cmd_golden_check(args: argparse.Namespace) -> int:
     from cairn_action.golden.check import run_golden_check
 
     golden, corpus = _golden_and_corpus(args)
-    return run_golden_check(golden, corpus, sys.stdout, critical_tags(args), measured_sets(REPORTS_DIR))
+    return run_golden_check(golden, corpus, sys.stdout, critical_tags(args), measured_sets(golden))
 
 
-def measured_sets(reports: Path) -> list:  # type: ignore[type-arg]
-    """The golden set (version, content hash) each committed latest report measured; unreadable ones are
-    skipped (`cairn gate` reports those)."""
+def measured_sets(golden: Path) -> list:  # type: ignore[type-arg]
+    """The golden set (version, content hash) each latest report of the set's project measured: the
+    nearest `reports/latest/` in the set's folder or up to three above it (a set elsewhere, with a
+    version of its own, is not the one those reports measured). Unreadable reports are skipped."""
     import json
 
     from cairn_action.golden.history import MeasuredSet
 
+    folder = golden.resolve() if golden.is_dir() else golden.resolve().parent
+    latest = next(
+        (
+            f / REPORTS_DIR / "latest"
+            for f in [folder, *folder.parents][:4]
+            if (f / REPORTS_DIR / "latest").is_dir()
+        ),
+        None,
+    )
     found = []
-    for path in sorted((reports / "latest").glob("*.json")):
+    for path in sorted(latest.glob("*.json")) if latest is not None else []:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             found.append(MeasuredSet(str(path), data["golden_version"], data["notes"].get("golden_hash", "")))

@@ -436,7 +436,7 @@ def test_golden_check__edited_without_version_bump__warns_against_the_committed_
     code, out = check(capsys, golden, seed7)
     assert code == 0
     assert (
-        "the content changed since reports/latest/default.json measured version 1, but golden.version" in out
+        f"the content changed since {latest / 'default.json'} measured version 1, but golden.version" in out
     )
 
 
