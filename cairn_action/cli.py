@@ -57,7 +57,8 @@ def _add_no_progress(p: argparse.ArgumentParser) -> None:
 
 
 def _add_golden_life(golden: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """The golden set's life: quote, import, accept, confirm, diff (README, "The golden set's life")."""
+    """The golden set's life: quote, import, accept, confirm, diff, agree (README, "The golden set's
+    life")."""
     quote = golden.add_parser(
         "quote",
         help="find the verbatim passage that supports an answer",
@@ -131,6 +132,17 @@ def _add_golden_life(golden: argparse._SubParsersAction) -> None:  # type: ignor
     dif.add_argument("--changelog", type=Path, help="append the entry to this file (e.g. CHANGELOG.md)")
     dif.add_argument("--reason", help="why the set changed (the entry's first line)")
     dif.set_defaults(handler=_lazy("golden", "cmd_golden_diff"))
+
+    agr = golden.add_parser(
+        "agree",
+        help="agreement between two annotators' golden sets: kappa, and the cases to reconcile",
+        description="Compare two annotators' labels of the same cases (by id): agreement and Cohen's kappa "
+        "on answerability, agreement on expected answers (exact match's normalisation, then the lexical "
+        "judge), and the disagreements to reconcile; below 90 %% the task definition is ambiguous.",
+    )
+    agr.add_argument("a", type=Path, metavar="A", help="the first annotator's golden.jsonl (or its folder)")
+    agr.add_argument("b", type=Path, metavar="B", help="the second annotator's golden.jsonl (or its folder)")
+    agr.set_defaults(handler=_lazy("golden", "cmd_golden_agree"))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -176,3 +176,16 @@ def cmd_golden_diff(args: argparse.Namespace) -> int:
         write_text(args.changelog, before.rstrip("\n") + "\n\n" + entry, what="the changelog")
         print(f"appended the entry for {diff.new_version} to {args.changelog}")
     return ExitCode.PASS
+
+
+def cmd_golden_agree(args: argparse.Namespace) -> int:
+    from cairn_action.golden.load import load_golden
+    from cairn_action.score.agreement import agreement, format_agreement
+
+    result = agreement(load_golden(args.a), load_golden(args.b))
+    if result.shared == 0:
+        raise DataError(
+            f"{args.a} and {args.b} share no case id", "both annotators label the same cases, by the same ids"
+        )
+    print(format_agreement(result, str(args.a), str(args.b)))
+    return ExitCode.PASS

@@ -474,3 +474,44 @@ def test_eval__review_and_life_fields__unconfirmed_stale_deprecated_draft_kept_o
     }
     assert {c.case_id for c in report.per_case if c.status == "stale"} == critical - {"hb-002"}
     assert report.n_cases == len(cases) - 2 - len(critical - {"hb-002"})
+
+
+# agree
+
+
+def test_cohen_kappa__textbook_example__0_4() -> None:
+    from cairn_action.score.agreement import cohen_kappa
+
+    # 50 items: both yes 20, A yes B no 5, A no B yes 10, both no 15 (p_o 0.7, p_e 0.5): kappa 0.4.
+    a = [True] * 25 + [False] * 25
+    b = [True] * 20 + [False] * 5 + [True] * 10 + [False] * 15
+    assert cohen_kappa(a, b) == pytest.approx(0.4)
+    assert cohen_kappa([True, True], [True, True]) is None
+
+
+@pytest.mark.parametrize("source", [SHIPPED, HANDBOOK_SET])
+def test_golden_agree__second_annotator__kappa_disagreements_and_ambiguity(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, source: Path
+) -> None:
+    first = rows(source)
+    second = [dict(r) for r in first]
+    answerable = [i for i, r in enumerate(second) if r.get("answerable", True)]
+    flipped = answerable[0]
+    second[flipped] = {k: v for k, v in second[flipped].items() if k not in ("expected_answer", "support")}
+    second[flipped]["answerable"] = False
+    second[answerable[1]]["expected_answer"] = (
+        f"It is {second[answerable[1]]['expected_answer']}."  # judge agrees
+    )
+    second[answerable[2]]["expected_answer"] = "something else entirely 999"
+    for name, data in (("a", first), ("b", second)):
+        (tmp_path / name).mkdir()
+        write_rows(tmp_path / name / "golden.jsonl", data)
+    code, out, _ = run(capsys, "golden", "agree", str(tmp_path / "a"), str(tmp_path / "b"))
+    assert code == 0
+    n = len(first)
+    assert f"agreement: {n - 2} of {n}" in out
+    assert f"answerability: {n - 1} of {n} agree, Cohen's kappa" in out
+    assert "1 by the lexical judge" in out
+    assert f"{first[flipped]['id']} answerable: " in out
+    assert f"{first[answerable[2]]['id']} expected_answer: " in out
+    assert ("the task definition is ambiguous" in out) == ((n - 2) / n < 0.9)
