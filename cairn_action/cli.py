@@ -428,6 +428,24 @@ def build_parser() -> argparse.ArgumentParser:
     rel.add_argument("--summary", type=Path, help="also write the stamp section's markdown here")
     rel.set_defaults(handler=_lazy("github", "cmd_release_stamp"))
 
+    st = sub.add_parser(
+        "stamp",
+        help="print the accuracy stamp as one line (or JSON) for the served tool's description",
+        description="Print the accuracy a release was stamped with (--notes: its release notes) or a "
+        "report measured (--report, default reports/latest/<config>.json) as one line, or --json: golden "
+        "version and size, safety recall, answer rate, error among answered, the date and the commit. "
+        "cairn_action.report.served puts the line into an MCP tool's or a function schema's description.",
+    )
+    source = st.add_mutually_exclusive_group()
+    source.add_argument("--report", type=Path, help="a report (default: reports/latest/<config>.json)")
+    source.add_argument("--notes", type=Path, help="a release's notes holding a Cairn stamp")
+    st.add_argument(
+        "--config-name", default="default", help="the config whose stamp to read (default: default)"
+    )
+    st.add_argument("--commit", help="the commit the stamp describes (default: $GITHUB_SHA)")
+    st.add_argument("--json", action="store_true", help="the stamp as JSON (what load_served_stamp reads)")
+    st.set_defaults(handler=_lazy("stamp", "cmd_stamp"))
+
     show = sub.add_parser(
         "show",
         help="a report's cases in the terminal: asked, expected, answered, why",

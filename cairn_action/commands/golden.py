@@ -179,10 +179,12 @@ def cmd_golden_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_golden_agree(args: argparse.Namespace) -> int:
+    from cairn_action.golden.agreement import agreement, format_agreement
     from cairn_action.golden.load import load_golden
-    from cairn_action.score.agreement import agreement, format_agreement
+    from cairn_action.run.judge import LexicalJudge
 
-    result = agreement(load_golden(args.a), load_golden(args.b))
+    lexical = LexicalJudge()
+    result = agreement(load_golden(args.a), load_golden(args.b), lambda c, a: lexical.judge(c, a).correct)
     if result.shared == 0:
         raise DataError(
             f"{args.a} and {args.b} share no case id", "both annotators label the same cases, by the same ids"

@@ -480,7 +480,7 @@ def test_eval__review_and_life_fields__unconfirmed_stale_deprecated_draft_kept_o
 
 
 def test_cohen_kappa__textbook_example__0_4() -> None:
-    from cairn_action.score.agreement import cohen_kappa
+    from cairn_action.golden.agreement import cohen_kappa
 
     # 50 items: both yes 20, A yes B no 5, A no B yes 10, both no 15 (p_o 0.7, p_e 0.5): kappa 0.4.
     a = [True] * 25 + [False] * 25

@@ -12,11 +12,14 @@ under 90% means your task definition is ambiguous." Cases are matched by id. On 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from cairn_action.golden.models import GoldenCase, GoldenSet
-from cairn_action.run.judge import LexicalJudge
 from cairn_action.squad import normalize_answer
+
+Judge = Callable[[GoldenCase, str], bool | None]
+"""(case, answer) -> the judge's verdict on `answer` for `case` (the lexical judge's `correct`)."""
 
 AMBIGUOUS_BELOW = 0.9
 
@@ -66,15 +69,15 @@ def _same_exact(a: GoldenCase, b: GoldenCase) -> bool:
     return any(normalize_answer(g) in left for g in b.golds)
 
 
-def _same_by_judge(a: GoldenCase, b: GoldenCase, judge: LexicalJudge) -> bool:
+def _same_by_judge(a: GoldenCase, b: GoldenCase, judge: Judge) -> bool:
     return bool(
-        (a.expected_answer and judge.judge(b, a.expected_answer).correct)
-        or (b.expected_answer and judge.judge(a, b.expected_answer).correct)
+        (a.expected_answer and judge(b, a.expected_answer))
+        or (b.expected_answer and judge(a, b.expected_answer))
     )
 
 
-def agreement(first: GoldenSet, second: GoldenSet, judge: LexicalJudge | None = None) -> Agreement:
-    judge = judge or LexicalJudge()
+def agreement(first: GoldenSet, second: GoldenSet, judge: Judge) -> Agreement:
+    """Agreement of two annotators' sets; `judge` decides answers exact match's normalisation does not."""
     a_cases = {c.id: c for c in (*first.cases, *first.inactive)}
     b_cases = {c.id: c for c in (*second.cases, *second.inactive)}
     shared = [i for i in a_cases if i in b_cases]
