@@ -22,6 +22,7 @@ from cairn_action.gh.exam import exam_paths, touched, touched_block
 from cairn_action.gh.explorer import explorer_link, write_explorer
 from cairn_action.gh.gated import GatedName, base_name, config_file, renamed_message
 from cairn_action.gh.gateway import StatusState
+from cairn_action.gh.golden_review import critical_review
 from cairn_action.gh.handoff import Handoff, write_handoff
 from cairn_action.gh.messages import no_baseline_hint, renamed_comment
 from cairn_action.gh.override import is_override_label
@@ -202,6 +203,7 @@ def gate_config(
         ),
     )
     preface = touched_block(touched(changed, *exam_paths(loaded.config, file)))
+    preface += critical_review(rt, loaded, file, base_sha=pull.base_sha, author=pull.author, changed=changed)
     subject = Subject(
         number=pull.number,
         head_sha=pull.head_sha,
