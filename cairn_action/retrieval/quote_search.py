@@ -4,7 +4,7 @@ The golden set reference says "write the answer first, then find the quote". Thi
 sentence (or list item, table row, heading) of the corpus is a candidate, read as rendered
 (`golden.quotes.visible`: emphasis and link targets gone, whitespace runs as one space), so the text it
 offers is the text a labeller would copy from the page, and `cairn golden check` accepts it: each offered
-quote is located in its document by `locate_quote`, the checker's own function, before it is shown.
+quote is located in its document by `locate_quote`'s own rule (`QuoteLocator`), before it is shown.
 
 Ranking, best first:
 1. the sentence contains the answer: its SQuAD-normalised tokens (exact match's normalisation) hold the
@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cairn_action.golden.quotes import locate_quote, visible
+from cairn_action.golden.quotes import QuoteLocator, visible
 from cairn_action.index.chunks import Chunk, ChunkStore
 from cairn_action.index.corpus import Corpus, Document
 from cairn_action.retrieval.lexical import BM25Retriever
@@ -103,9 +103,10 @@ class QuoteIndex:
         self._lexical: list[set[str]] = []
         chunks: list[Chunk] = []
         for document in corpus.documents:
+            locator = QuoteLocator(document.text)
             for start, end in passages(document):
                 quote = visible(document.text[start:end]).text[:MAX_CHARS]
-                if len(quote) < MIN_CHARS or locate_quote(quote, document.text) is None:
+                if len(quote) < MIN_CHARS or locator.locate(quote) is None:
                     continue  # only what `cairn golden check` will accept is offered
                 chunks.append(Chunk(f"{document.path}:{start}", document.path, start, end, quote))
                 self._lines.append(document.text.count("\n", 0, start) + 1)
