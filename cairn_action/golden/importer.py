@@ -64,6 +64,21 @@ class Columns:
 
 
 @dataclass(frozen=True)
+class _Rows:
+    """What every row of one import shares: the column names, the corpus, the defaults, the proposer."""
+
+    columns: Columns
+    corpus: Corpus
+    prefix: str
+    added: str
+    annotator: str | None
+    propose: Proposer
+
+    def case_id(self, row: dict[str, Any], n: int) -> str:
+        return _text(row, self.columns.id, required=False) or f"{self.prefix}-{n:04d}"
+
+
+@dataclass(frozen=True)
 class Imported:
     cases: tuple[GoldenCase, ...]
     version: str | None
@@ -107,6 +122,7 @@ def import_cases(
     versions: dict[str, int] = {}
     seen: dict[str, int] = {}
     hint = {"questions": HINT_QUESTIONS, "curation": HINT_CURATION, "values": HINT_VALUES}[fmt]
+    shared = _Rows(columns, corpus, prefix, added, annotator, propose)
     for number, row in read_rows(path):
 
         def problem(message: str, line: int = number) -> None:
@@ -118,9 +134,9 @@ def import_cases(
                 if version is not None:
                     versions.setdefault(version, number)
             elif fmt == "values":
-                case = _values_case(row, columns, corpus, prefix, len(cases) + 1, added, annotator, propose)
+                case = _values_case(row, shared, len(cases) + 1)
             else:
-                case = _question_case(row, columns, prefix, len(cases) + 1, added, annotator, propose)
+                case = _question_case(row, shared, len(cases) + 1)
         except (DataError, ValidationError, ValueError) as exc:
             problem(_reason(exc))
             continue
@@ -160,42 +176,26 @@ def _text(row: dict[str, Any], field: str, *, required: bool) -> str | None:
     return value.strip()
 
 
-def _question_case(
-    row: dict[str, Any],
-    columns: Columns,
-    prefix: str,
-    n: int,
-    added: str,
-    annotator: str | None,
-    propose: Proposer,
-) -> GoldenCase:
-    question = _text(row, columns.question, required=True)
+def _question_case(row: dict[str, Any], shared: _Rows, n: int) -> GoldenCase:
+    question = _text(row, shared.columns.question, required=True)
     assert question is not None
-    proposed = propose(question, None, None)
+    proposed = shared.propose(question, None, None)
     return GoldenCase(
-        id=_text(row, columns.id, required=False) or f"{prefix}-{n:04d}",
+        id=shared.case_id(row, n),
         question=question,
         support=[proposed] if proposed else [],
         notes="imported question; the support is retrieval's proposal: write expected_answer, check the "
         "quote, then `cairn golden accept`"
         if proposed
         else "imported question; no passage found: write the answer and its quote, or mark it unanswerable",
-        added=added,
-        annotator=annotator,
+        added=shared.added,
+        annotator=shared.annotator,
         status="draft",
     )
 
 
-def _values_case(
-    row: dict[str, Any],
-    columns: Columns,
-    corpus: Corpus,
-    prefix: str,
-    n: int,
-    added: str,
-    annotator: str | None,
-    propose: Proposer,
-) -> GoldenCase:
+def _values_case(row: dict[str, Any], shared: _Rows, n: int) -> GoldenCase:
+    columns, corpus = shared.columns, shared.corpus
     question = _text(row, columns.question, required=True)
     answer = _text(row, columns.answer, required=True)
     doc = _text(row, columns.doc, required=False)
@@ -212,19 +212,19 @@ def _values_case(
         probe = GoldenCase(id="row", question=question, expected_answer=answer, support=support)
         support = with_digests(probe, corpus, "the quote")
     else:
-        proposed = propose(question, answer, doc)
+        proposed = shared.propose(question, answer, doc)
         support = [proposed] if proposed else []
         status = "draft"
     tags = _text(row, columns.tags, required=False)
     return GoldenCase(
-        id=_text(row, columns.id, required=False) or f"{prefix}-{n:04d}",
+        id=shared.case_id(row, n),
         question=question,
         expected_answer=answer,
         support=support,
         tags=[t.strip() for t in (tags or "").replace(";", ",").split(",") if t.strip()],
         notes="" if status == "accepted" else "known value; the quote is retrieval's proposal: check it",
-        added=added,
-        annotator=annotator,
+        added=shared.added,
+        annotator=shared.annotator,
         status=status,
     )
 

@@ -57,6 +57,24 @@ def write_rows(path: Path, data: list[dict[str, object]]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in data), encoding="utf-8")
 
 
+def import_curation(
+    capsys: pytest.CaptureFixture[str], source: Path, out: Path, corpus: Path
+) -> tuple[int, str]:
+    code, _, err = run(
+        capsys,
+        "golden",
+        "import",
+        str(source),
+        "--format",
+        "curation",
+        "--out",
+        str(out),
+        "--corpus",
+        str(corpus),
+    )
+    return code, err
+
+
 # quote
 
 
@@ -159,18 +177,7 @@ def test_golden_import__curation_guide_format__loads_with_document_level_support
     ]
     write_rows(source, guide)
     out = tmp_path / "set"
-    code, text, err = run(
-        capsys,
-        "golden",
-        "import",
-        str(source),
-        "--format",
-        "curation",
-        "--out",
-        str(out),
-        "--corpus",
-        str(handbook),
-    )
+    code, err = import_curation(capsys, source, out, handbook)
     assert code == 0, err
     golden = load_golden(out)
     assert golden.version == "2026.04"
@@ -199,18 +206,7 @@ def test_golden_import__curation_unknown_document__file_line_exit_2_and_nothing_
         ],
     )
     out = tmp_path / "set" / "golden.jsonl"
-    code, _, err = run(
-        capsys,
-        "golden",
-        "import",
-        str(source),
-        "--format",
-        "curation",
-        "--out",
-        str(out),
-        "--corpus",
-        str(handbook),
-    )
+    code, err = import_curation(capsys, source, out, handbook)
     assert code == 2
     assert err.startswith(f"error: {source}:2: 'policy_v3_refunds.md' is not a document in the corpus")
     assert not out.exists()
