@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import argparse
 
     from cairn_action.config import LoadedConfig
+    from cairn_action.golden.history import MeasuredSet
     from cairn_action.golden.split import SplitName
     from cairn_action.report.models import Report
     from cairn_action.report.pipeline import WrittenReport
@@ -96,25 +97,32 @@ def cmd_golden_check(args: argparse.Namespace) -> int:
     return run_golden_check(golden, corpus, sys.stdout, critical_tags(args), measured_sets(golden))
 
 
-def measured_sets(golden: Path) -> list:  # type: ignore[type-arg]
+def measured_sets(golden: Path) -> list[MeasuredSet]:
     """The golden set (version, content hash) each latest report of the set's project measured: the
     nearest `reports/latest/` in the set's folder or up to three above it (a set elsewhere, with a
     version of its own, is not the one those reports measured). Unreadable reports are skipped."""
     import json
+    import os
 
     from cairn_action.golden.history import MeasuredSet
 
-    folder = golden.resolve() if golden.is_dir() else golden.resolve().parent
-    latest = next(
-        (
-            f / REPORTS_DIR / "latest"
-            for f in [folder, *folder.parents][:4]
-            if (f / REPORTS_DIR / "latest").is_dir()
-        ),
-        None,
-    )
+    # No resolve(): a bad path (a loop, a missing folder) is the golden check's to report, as one line.
+    absolute = Path(os.path.abspath(golden))
+    folder = absolute if golden.suffix != ".jsonl" else absolute.parent
+    try:
+        latest = next(
+            (
+                f / REPORTS_DIR / "latest"
+                for f in [folder, *folder.parents][:4]
+                if (f / REPORTS_DIR / "latest").is_dir()
+            ),
+            None,
+        )
+        reports = sorted(latest.glob("*.json")) if latest is not None else []
+    except OSError:
+        return []
     found = []
-    for path in sorted(latest.glob("*.json")) if latest is not None else []:
+    for path in reports:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             found.append(MeasuredSet(str(path), data["golden_version"], data["notes"].get("golden_hash", "")))

@@ -49,8 +49,11 @@ def case_line(case: GoldenCase) -> str:
 
 def write_cases(path: Path, cases: Sequence[GoldenCase], *, version: str | None = None) -> None:
     """Write a new golden set (and its golden.version when given), refusing an existing one."""
-    if path.exists():
-        raise DataError(f"{path}: already exists", "pass --out a new file; a golden set is never overwritten")
+    for existing in (path, path.parent / VERSION_FILE if version is not None else None):
+        if existing is not None and existing.exists():
+            raise DataError(
+                f"{existing}: already exists", "pass --out a new folder; a golden set is never overwritten"
+            )
     write_text(path, "".join(case_line(c) + "\n" for c in cases), what="the golden set")
     if version is not None:
         write_text(path.parent / VERSION_FILE, version + "\n", what=VERSION_FILE)

@@ -30,7 +30,7 @@ from cairn_action.errors import DataError
 from cairn_action.files import LIMIT_GOLDEN, JsonProblem, decode_utf8, parse_json, read_bytes
 from cairn_action.golden.load import GoldenProblem, problems_error
 from cairn_action.golden.models import GoldenCase, SupportQuote
-from cairn_action.golden.review import with_digests
+from cairn_action.golden.review import NOTE_KNOWN_VALUE, NOTE_NOTHING_FOUND, NOTE_PROPOSED, with_digests
 from cairn_action.golden.support import find_document
 from cairn_action.index.corpus import DOCUMENT_SUFFIXES, Corpus
 
@@ -184,10 +184,7 @@ def _question_case(row: dict[str, Any], shared: _Rows, n: int) -> GoldenCase:
         id=shared.case_id(row, n),
         question=question,
         support=[proposed] if proposed else [],
-        notes="imported question; the support is retrieval's proposal: write expected_answer, check the "
-        "quote, then `cairn golden accept`"
-        if proposed
-        else "imported question; no passage found: write the answer and its quote, or mark it unanswerable",
+        notes=NOTE_PROPOSED if proposed else NOTE_NOTHING_FOUND,
         added=shared.added,
         annotator=shared.annotator,
         status="draft",
@@ -222,7 +219,7 @@ def _values_case(row: dict[str, Any], shared: _Rows, n: int) -> GoldenCase:
         expected_answer=answer,
         support=support,
         tags=[t.strip() for t in (tags or "").replace(";", ",").split(",") if t.strip()],
-        notes="" if status == "accepted" else "known value; the quote is retrieval's proposal: check it",
+        notes="" if status == "accepted" else NOTE_KNOWN_VALUE,
         added=shared.added,
         annotator=shared.annotator,
         status=status,

@@ -28,22 +28,32 @@ def slug(text: str) -> str:
 
 
 def section_span(text: str, name: str) -> tuple[int, int] | None:
-    """(start, end) of the section whose heading's text or slug is `name`: from its heading to the next
-    heading of the same or a higher level; None when no heading matches."""
-    wanted = name.strip().lower()
+    """(start, end) of the section named `name`: from its heading to the next heading of the same or a
+    higher level; None when no heading matches.
+
+    A heading matches by its text or its slug; failing that, the one heading whose slug starts with
+    `name-` (`#section-4` for `## Section 4: Refunds`); failing that, `section-N` is the N-th heading of
+    the document's second level (`##`), as exporters that number sections write it."""
     headings = list(_HEADING.finditer(text))
-    for i, heading in enumerate(headings):
-        title = heading.group(2)
-        if wanted not in (visible(title).text.lower(), slug(title)):
-            continue
-        level = len(heading.group(1))
-        end = len(text)
-        for later in headings[i + 1 :]:
-            if len(later.group(1)) <= level:
-                end = later.start()
-                break
-        return heading.start(), end
-    return None
+    wanted = name.strip().lower()
+    chosen = next(
+        (h for h in headings if wanted in (visible(h.group(2)).text.lower(), slug(h.group(2)))), None
+    )
+    if chosen is None:
+        prefixed = [h for h in headings if slug(h.group(2)).startswith(wanted + "-")]
+        chosen = prefixed[0] if len(prefixed) == 1 else None
+    numbered = re.fullmatch(r"section-(\d+)", wanted)
+    if chosen is None and numbered:
+        second = [h for h in headings if len(h.group(1)) == 2]
+        n = int(numbered.group(1))
+        chosen = second[n - 1] if 1 <= n <= len(second) else None
+    if chosen is None:
+        return None
+    level = len(chosen.group(1))
+    end = next(
+        (h.start() for h in headings if h.start() > chosen.start() and len(h.group(1)) <= level), len(text)
+    )
+    return chosen.start(), end
 
 
 def passage_span(text: str, start: int, end: int) -> tuple[int, int]:

@@ -20,6 +20,16 @@ from cairn_action.index.corpus import Corpus
 
 HINT_ID = "`cairn golden check` lists the cases; ids are case-sensitive"
 HINT_SELF = "a confirmation is a second person's: ask someone other than the annotator"
+NOTE_PROPOSED = (
+    "imported question; the support is retrieval's proposal: write expected_answer, check the quote, then "
+    "`cairn golden accept`"
+)
+NOTE_NOTHING_FOUND = (
+    "imported question; no passage found: write the answer and its quote, or mark it unanswerable"
+)
+NOTE_KNOWN_VALUE = "known value; the quote is retrieval's proposal: check it"
+DRAFT_NOTES = (NOTE_PROPOSED, NOTE_NOTHING_FOUND, NOTE_KNOWN_VALUE)
+"""The notes `cairn golden import` gives a draft; accepting it clears them (they describe the draft)."""
 
 
 def _where(golden: GoldenSet, case_id: str) -> str:
@@ -64,6 +74,7 @@ def accept(golden: GoldenSet, ids: Sequence[str], corpus: Corpus, *, by: str | N
             update={
                 "status": "accepted",
                 "annotator": annotator,
+                "notes": "" if case.notes in DRAFT_NOTES else case.notes,
                 "support": with_digests(case, corpus, where),
             }
         )

@@ -261,6 +261,7 @@ def test_golden_life__safety_case_walk__draft_accept_confirm_document_change_sta
     assert run(capsys, "golden", "accept", "imp-0001", "--by", "alice", *args)[0] == 0
     accepted = rows(out)[0]
     assert accepted["status"] == "accepted" and accepted["annotator"] == "alice"
+    assert "notes" not in accepted  # the import's note described the draft
     assert accepted["support"][0]["digest"].startswith("sha256:")  # type: ignore[index]
 
     # A safety case without a second person's confirmation is listed and left out of scores.

@@ -127,3 +127,12 @@ def test_balance__guide_table__claims_by_size() -> None:
     assert claims[2] == "supports a per-tag claim for: policy"
     lines = balance_lines(cases)
     assert any("easy:medium:hard = 10.0:0.0:0.0" in line for line in lines)
+
+
+def test_passage__curation_section_ids__prefix_then_numbered_second_level() -> None:
+    text = "# Refunds policy\n\n## Section 4: Refunds\nWithin 30 days.\n## Exchanges\nSame day.\n"
+    start, end = section_span(text, "section-4") or (0, 0)
+    assert text[start:end] == "## Section 4: Refunds\nWithin 30 days.\n"  # slug section-4-refunds
+    start, end = section_span(text, "section-2") or (0, 0)
+    assert text[start:end] == "## Exchanges\nSame day.\n"  # the second `##` heading
+    assert section_span(text, "section-3") is None
