@@ -8,7 +8,8 @@ Three sources (release gate spec, "The answer key"; curation guide, "Format"):
   `annotator`, `dataset_version`). `contexts` name documents or sections (`policy.md#section-4`) and
   become document-level support: retrieval counts any chunk of that document or section as the relevant
   item. An empty `expected` is an unanswerable case. The cases were annotated where they came from, so
-  they are `accepted`; `dataset_version` becomes golden.version.
+  they are `accepted`; `dataset_version` becomes golden.version. An answer without `contexts` (optional
+  in the guide) becomes a `draft` with the passage retrieval proposes, for a person to check.
 - `values`: a CSV of known values, columns named by flags. A row with a quote is `accepted`; without one,
   the passage retrieval proposes makes it a `draft` for a person to check.
 
@@ -30,7 +31,13 @@ from cairn_action.errors import DataError
 from cairn_action.files import LIMIT_GOLDEN, JsonProblem, decode_utf8, parse_json, read_bytes
 from cairn_action.golden.load import GoldenProblem, problems_error
 from cairn_action.golden.models import GoldenCase, SupportQuote
-from cairn_action.golden.review import NOTE_KNOWN_VALUE, NOTE_NOTHING_FOUND, NOTE_PROPOSED, with_digests
+from cairn_action.golden.review import (
+    NOTE_KNOWN_VALUE,
+    NOTE_NO_CONTEXTS,
+    NOTE_NOTHING_FOUND,
+    NOTE_PROPOSED,
+    with_digests,
+)
 from cairn_action.golden.support import find_document
 from cairn_action.index.corpus import DOCUMENT_SUFFIXES, Corpus
 
@@ -130,7 +137,7 @@ def import_cases(
 
         try:
             if fmt == "curation":
-                case, version = _curation_case(row, corpus, added)
+                case, version = _curation_case(row, shared)
                 if version is not None:
                     versions.setdefault(version, number)
             elif fmt == "values":
@@ -226,23 +233,15 @@ def _values_case(row: dict[str, Any], shared: _Rows, n: int) -> GoldenCase:
     )
 
 
-def _curation_case(row: dict[str, Any], corpus: Corpus, added: str) -> tuple[GoldenCase, str | None]:
-    known = {
-        "id",
-        "input",
-        "expected",
-        "contexts",
-        "tags",
-        "difficulty",
-        "added",
-        "annotator",
-        "dataset_version",
-    }
-    unknown = sorted(set(row) - known)
+def _curation_case(row: dict[str, Any], shared: _Rows) -> tuple[GoldenCase, str | None]:
+    """One row of the curation guide's format. An answer with no `contexts` (the guide makes them optional)
+    becomes a draft whose support is the passage retrieval proposes: a person checks it and accepts."""
+    unknown = sorted(set(row) - CURATION_FIELDS)
     if unknown:
         raise ValueError(f"unknown field '{unknown[0]}' for the curation format")
     case_id = _text(row, "id", required=True)
     question = _text(row, "input", required=True)
+    assert question is not None
     expected = row.get("expected")
     if expected is not None and not isinstance(expected, str):
         raise ValueError("'expected' must be a string (the gold answer)")
@@ -252,27 +251,33 @@ def _curation_case(row: dict[str, Any], corpus: Corpus, added: str) -> tuple[Gol
     version = row.get("dataset_version")
     if version is not None and not isinstance(version, str):
         raise ValueError("'dataset_version' must be a string")
-    support = [_context_support(c, corpus) for c in contexts]
+    difficulty = row.get("difficulty")
     answerable = bool(expected and expected.strip())
+    support = [_context_support(c, shared.corpus) for c in contexts] if answerable else []
+    draft = answerable and not support
+    if draft:
+        proposed = shared.propose(question, (expected or "").strip(), None)
+        support = [proposed] if proposed else []
     case = GoldenCase.model_validate(
         {
             "id": case_id,
             "question": question,
             "answerable": answerable,
             "expected_answer": expected.strip() if answerable and expected else None,
-            "support": support if answerable else [],
+            "support": support,
             "tags": row.get("tags", []),
-            "difficulty": row.get("difficulty"),
-            "added": row.get("added") or added,
+            "difficulty": difficulty.strip().lower() if isinstance(difficulty, str) else difficulty,
+            "added": row.get("added") or shared.added,
             "annotator": row.get("annotator"),
-            "status": "accepted",
+            "status": "draft" if draft else "accepted",
+            "notes": NOTE_NO_CONTEXTS if draft else "",
         },
         strict=True,
     )
-    if answerable and not support:
-        raise ValueError(f"case {case_id}: an answer without contexts: name the document that says it")
+    if draft:
+        return case, version
     # Labelled where it came from, accepted here: the passages are recorded as they are now.
-    return case.model_copy(update={"support": with_digests(case, corpus, f"case {case_id}")}), version
+    return case.model_copy(update={"support": with_digests(case, shared.corpus, f"case {case_id}")}), version
 
 
 def _context_support(context: str, corpus: Corpus) -> SupportQuote:

@@ -28,7 +28,8 @@ NOTE_NOTHING_FOUND = (
     "imported question; no passage found: write the answer and its quote, or mark it unanswerable"
 )
 NOTE_KNOWN_VALUE = "known value; the quote is retrieval's proposal: check it"
-DRAFT_NOTES = (NOTE_PROPOSED, NOTE_NOTHING_FOUND, NOTE_KNOWN_VALUE)
+NOTE_NO_CONTEXTS = "imported without contexts; the quote (if any) is retrieval's proposal: check it"
+DRAFT_NOTES = (NOTE_PROPOSED, NOTE_NOTHING_FOUND, NOTE_KNOWN_VALUE, NOTE_NO_CONTEXTS)
 """The notes `cairn golden import` gives a draft; accepting it clears them (they describe the draft)."""
 
 

@@ -174,6 +174,7 @@ def test_golden_import__curation_guide_format__loads_with_document_level_support
             "dataset_version": "2026.04",
         },
         {"id": "gs-0003", "input": "Who founded the company?", "expected": "", "contexts": []},
+        {"id": "gs-0004", "input": "How many days of rest are we encouraged to take?", "expected": "30 days"},
     ]
     write_rows(source, guide)
     out = tmp_path / "set"
@@ -182,6 +183,9 @@ def test_golden_import__curation_guide_format__loads_with_document_level_support
     golden = load_golden(out)
     assert golden.version == "2026.04"
     first, second, third = golden.cases
+    (no_contexts,) = golden.inactive  # an answer without contexts: a draft with retrieval's proposal
+    assert no_contexts.status == "draft" and no_contexts.support[0].doc == TIME_OFF
+    assert "30 days" in (no_contexts.support[0].quote or "")
     assert first.support[0].doc == PARENTAL and first.support[0].section is not None
     assert second.support[0].doc == TIME_OFF and second.support[0].quote is None
     assert not third.answerable
