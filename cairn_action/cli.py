@@ -89,6 +89,13 @@ def _add_golden_life(golden: argparse._SubParsersAction) -> None:  # type: ignor
     imp.add_argument("--version", help="write golden.version with this version (curation: dataset_version)")
     imp.add_argument("--prefix", default="imp", help="id prefix for rows without an id (default imp)")
     imp.add_argument("--annotator", help="who labels these cases (kept in each case)")
+    imp.add_argument(
+        "--propose-answers",
+        action="store_true",
+        help="questions: the config's [provider] answers each question over its retrieval, as the draft's "
+        "expected_answer (cached like an eval's answers; an LLM provider costs what a run of these questions "
+        "costs)",
+    )
     imp.add_argument("--question-field", help="field or column of the question (default question; input)")
     imp.add_argument("--answer-field", default="answer", help="values: the answer's column (default answer)")
     imp.add_argument("--doc-field", default="doc", help="values: the document's column (default doc)")

@@ -7,6 +7,7 @@ the clock for dates, and writes only the file it was asked to.
 from __future__ import annotations
 
 import json
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,6 +89,56 @@ def _proposer(corpus: Corpus):  # type: ignore[no-untyped-def]
     return propose
 
 
+def _answerer_proposals(args: argparse.Namespace, corpus: Corpus):  # type: ignore[no-untyped-def]
+    """`--propose-answers`: the configured answerer ([provider]) answers each imported question over the
+    config's retrieval, through the run's response cache (a rerun of the import pays nothing again)."""
+    import os
+    import time
+
+    from cairn_action.config import load_config
+    from cairn_action.providers.base import AnswerRequest, AnswerResult
+    from cairn_action.providers.registry import create_answerer
+    from cairn_action.providers.services import ProviderServices
+    from cairn_action.retrieval.build import build_retrieval
+    from cairn_action.retrieval.index_cache import IndexCache
+    from cairn_action.run.cache import ResultCache, cached_call
+    from cairn_action.run.evaluation import INDEX_CACHE_DIR
+    from cairn_action.run.pipeline import ANSWER_NAMESPACE
+
+    loaded = load_config(args.config)
+    config = loaded.config
+    env = dict(os.environ)
+    services = ProviderServices.from_config(
+        config, env=env, warn=lambda m: print(f"warning: {m}", file=sys.stderr)
+    )
+    answerer = create_answerer(config.provider, env, source=loaded.source, services=services)
+    retriever = build_retrieval(
+        corpus, config.chunking, config.retrieval, cache=IndexCache(loaded.cache_dir / INDEX_CACHE_DIR)
+    ).retriever
+    cache = ResultCache(loaded.cache_dir)
+
+    def answer(question: str) -> str | None:
+        hits = tuple(retriever.retrieve(question, config.retrieval.top_k))
+        request = AnswerRequest(case_id="import", question=question, hits=hits)
+        result, _ = cached_call(
+            cache,
+            ANSWER_NAMESPACE,
+            answerer.request_key(request),
+            AnswerResult,
+            lambda: answerer.answer(request),
+            clock=time.perf_counter,
+            started=time.perf_counter(),
+            role="answer",
+            provider=answerer.name,
+            model_name=answerer.model,
+        )
+        if result.abstained or result.error or not (result.answer_text or "").strip():
+            return None
+        return result.answer_text.strip() if result.answer_text else None
+
+    return answer
+
+
 def cmd_golden_import(args: argparse.Namespace) -> int:
     from cairn_action.golden.edit import write_cases
     from cairn_action.golden.importer import Columns, import_cases
@@ -110,6 +161,7 @@ def cmd_golden_import(args: argparse.Namespace) -> int:
         added=_today(),
         annotator=args.annotator,
         propose=_proposer(corpus),
+        answer=_answerer_proposals(args, corpus) if args.propose_answers else None,
     )
     version = args.version or imported.version
     out = args.out if args.out.suffix == ".jsonl" else args.out / "golden.jsonl"

@@ -44,6 +44,8 @@ from cairn_action.index.corpus import DOCUMENT_SUFFIXES, Corpus
 ImportFormat = Literal["questions", "curation", "values"]
 Proposer = Callable[[str, str | None, str | None], SupportQuote | None]
 """(question, answer or None, document or None) -> a proposed support, or None."""
+AnswerProposer = Callable[[str], str | None]
+"""question -> the configured answerer's answer, or None (`--propose-answers`)."""
 
 HINT_QUESTIONS = "each row needs a question: name its field or column with --question-field"
 HINT_CURATION = (
@@ -80,6 +82,7 @@ class _Rows:
     added: str
     annotator: str | None
     propose: Proposer
+    answer: AnswerProposer | None = None
 
     def case_id(self, row: dict[str, Any], n: int) -> str:
         return _text(row, self.columns.id, required=False) or f"{self.prefix}-{n:04d}"
@@ -122,6 +125,7 @@ def import_cases(
     added: str,
     annotator: str | None,
     propose: Proposer,
+    answer: AnswerProposer | None = None,
 ) -> Imported:
     """The cases `path` holds, in `fmt`; DataError listing every bad row (nothing is written then)."""
     problems: list[GoldenProblem] = []
@@ -129,7 +133,7 @@ def import_cases(
     versions: dict[str, int] = {}
     seen: dict[str, int] = {}
     hint = {"questions": HINT_QUESTIONS, "curation": HINT_CURATION, "values": HINT_VALUES}[fmt]
-    shared = _Rows(columns, corpus, prefix, added, annotator, propose)
+    shared = _Rows(columns, corpus, prefix, added, annotator, propose, answer)
     for number, row in read_rows(path):
 
         def problem(message: str, line: int = number) -> None:
@@ -186,10 +190,15 @@ def _text(row: dict[str, Any], field: str, *, required: bool) -> str | None:
 def _question_case(row: dict[str, Any], shared: _Rows, n: int) -> GoldenCase:
     question = _text(row, shared.columns.question, required=True)
     assert question is not None
-    proposed = shared.propose(question, None, None)
+    answer = shared.answer(question) if shared.answer is not None else None
+    # With a proposed answer, the passage that contains it; else the passage about the question.
+    proposed = (shared.propose(question, answer, None) if answer else None) or shared.propose(
+        question, None, None
+    )
     return GoldenCase(
         id=shared.case_id(row, n),
         question=question,
+        expected_answer=answer,
         support=[proposed] if proposed else [],
         notes=NOTE_PROPOSED if proposed else NOTE_NOTHING_FOUND,
         added=shared.added,

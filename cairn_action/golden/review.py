@@ -21,8 +21,8 @@ from cairn_action.index.corpus import Corpus
 HINT_ID = "`cairn golden check` lists the cases; ids are case-sensitive"
 HINT_SELF = "a confirmation is a second person's: ask someone other than the annotator"
 NOTE_PROPOSED = (
-    "imported question; the support is retrieval's proposal: write expected_answer, check the quote, then "
-    "`cairn golden accept`"
+    "imported question; the answer (if any) and the support are proposals: write or check expected_answer, "
+    "check the quote, then `cairn golden accept`"
 )
 NOTE_NOTHING_FOUND = (
     "imported question; no passage found: write the answer and its quote, or mark it unanswerable"

@@ -516,3 +516,31 @@ def test_golden_agree__second_annotator__kappa_disagreements_and_ambiguity(
     assert f"{first[flipped]['id']} answerable: " in out
     assert f"{first[answerable[2]]['id']} expected_answer: " in out
     assert ("the task definition is ambiguous" in out) == ((n - 2) / n < 0.9)
+
+
+def test_golden_import__propose_answers__configured_answerer_drafts_answer_and_containing_quote(
+    capsys: pytest.CaptureFixture[str], handbook: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the response cache goes under the working directory's .cairn
+    source = tmp_path / "q.jsonl"
+    write_rows(source, [{"question": "How many days of paid time off for rest are we encouraged to take?"}])
+    out = tmp_path / "set" / "golden.jsonl"
+    argv = [
+        "golden",
+        "import",
+        str(source),
+        "--out",
+        str(out),
+        "--corpus",
+        str(handbook),
+        "--propose-answers",
+    ]
+    code, _, err = run(capsys, *argv)
+    assert code == 0, err
+    (draft,) = rows(out)
+    # The default config's stub answerer (deterministic, offline) stands in for an LLM provider here.
+    assert draft["status"] == "draft" and draft["expected_answer"] == "30 days"
+    assert "30 days" in draft["support"][0]["quote"]  # type: ignore[index]
+    assert check(capsys, out, handbook)[0] == 0
+    cached = list((tmp_path / ".cairn").rglob("*.json"))
+    assert cached, "the answer is cached: a rerun of the import pays nothing again"
