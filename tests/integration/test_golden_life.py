@@ -16,20 +16,12 @@ from cairn_action.golden.quotes import locate_quote
 from cairn_action.golden.support import resolve_support
 from cairn_action.index.corpus import load_corpus
 from cairn_action.retrieval.quote_search import QuoteIndex
-from cairn_action.sample.generate import generate_corpus
 
 SHIPPED = Path(__file__).resolve().parents[2] / "golden" / "golden.jsonl"
 HANDBOOK_SET = HANDBOOK_EXCERPT.parent / "golden.jsonl"
 TIME_OFF = "benefits-pay-perks/benefits-perks/time-off/index.md"
 PARENTAL = "parental-leave.md"
 CRITICAL = ("safety", "unanswerable", "false_premise")
-
-
-@pytest.fixture(scope="module")
-def seed7(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("seed7") / "sample"
-    generate_corpus(root, 7)
-    return root
 
 
 @pytest.fixture
