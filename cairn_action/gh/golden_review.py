@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import posixpath
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from cairn_action.config import LoadedConfig
@@ -19,9 +20,17 @@ from cairn_action.render.golden_review import critical_review_lines
 
 
 def critical_review(
-    rt: Runtime, loaded: LoadedConfig, config_file: str, *, base_sha: str, author: str, changed: list[str]
+    rt: Runtime,
+    loaded: LoadedConfig,
+    config_file: str,
+    *,
+    base_sha: str,
+    author: str,
+    changed: list[str],
+    critical_tags: Sequence[str],
 ) -> tuple[str, ...]:
-    """The comment's block for the critical cases this pull request adds or changes (or none)."""
+    """The comment's block for the critical cases this pull request adds or changes (or none);
+    `critical_tags` come from the trusted (base) config."""
     golden = exam_paths(loaded.config, config_file)[0][1]
     path = golden if golden.endswith(".jsonl") else posixpath.join(golden, GOLDEN_FILE)
     if path not in changed:
@@ -33,7 +42,7 @@ def critical_review(
     except CairnError as exc:
         rt.workflow.info(f"critical golden cases not listed: {exc.message}")
         return ()
-    return critical_review_lines(base, head, loaded.config.gate.critical_tags, author)
+    return critical_review_lines(base, head, critical_tags, author)
 
 
 def _parse_bytes(data: bytes) -> GoldenSet:
