@@ -56,6 +56,102 @@ def _add_no_progress(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
 
 
+def _add_golden_life(golden: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """The golden set's life: quote, import, accept, confirm, diff, agree (README, "The golden set's
+    life")."""
+    quote = golden.add_parser(
+        "quote",
+        help="find the verbatim passage that supports an answer",
+        description="Write the answer first, then find the quote: list the corpus passages that contain "
+        "(or best support) ANSWER, ranked, each with its document, line and the support entry to paste, "
+        "matched as rendered (markdown emphasis and links aside).",
+    )
+    quote.add_argument("answer", metavar="ANSWER", help="the expected answer, e.g. '14 days'")
+    quote.add_argument("--question", help="the question: ranks passages about it first")
+    quote.add_argument("--doc", help="only this document (basename or corpus-relative path)")
+    quote.add_argument("--top", type=int, default=5, help="how many passages to list (default 5)")
+    quote.add_argument("--json", action="store_true", help="the passages as JSON")
+    _add_config_args(quote)
+    quote.set_defaults(handler=_lazy("golden", "cmd_golden_quote"))
+
+    imp = golden.add_parser(
+        "import",
+        help="write golden cases from real questions, the curation guide's format, or known values",
+        description="Write a new golden set from SOURCE (JSONL or CSV). --format questions: each row's "
+        "question becomes a draft case with retrieval's proposed passage, never scored until accepted. "
+        "--format curation: the curation guide's JSONL (input, expected, contexts as doc or doc#section "
+        "ids, dataset_version), accepted, with document-level support. --format values: a CSV of known "
+        "values (question, answer, doc, quote columns named by flags). Never overwrites.",
+    )
+    imp.add_argument("source", type=Path, metavar="SOURCE", help="the file to import (.jsonl or .csv)")
+    imp.add_argument("--format", choices=("questions", "curation", "values"), default="questions")
+    imp.add_argument("--out", type=Path, required=True, help="the golden.jsonl to write (or its folder)")
+    imp.add_argument("--version", help="write golden.version with this version (curation: dataset_version)")
+    imp.add_argument("--prefix", default="imp", help="id prefix for rows without an id (default imp)")
+    imp.add_argument("--annotator", help="who labels these cases (kept in each case)")
+    imp.add_argument(
+        "--propose-answers",
+        action="store_true",
+        help="questions: the config's [provider] answers each question over its retrieval, as the draft's "
+        "expected_answer (cached like an eval's answers; an LLM provider costs what a run of these questions "
+        "costs)",
+    )
+    imp.add_argument("--question-field", help="field or column of the question (default question; input)")
+    imp.add_argument("--answer-field", default="answer", help="values: the answer's column (default answer)")
+    imp.add_argument("--doc-field", default="doc", help="values: the document's column (default doc)")
+    imp.add_argument("--quote-field", default="quote", help="values: the quote's column (default quote)")
+    imp.add_argument("--id-field", default="id", help="field or column of the id (default id)")
+    imp.add_argument("--tags-field", default="tags", help="values: tags, comma separated (default tags)")
+    _add_config_args(imp)
+    imp.set_defaults(handler=_lazy("golden", "cmd_golden_import"))
+
+    acc = golden.add_parser(
+        "accept",
+        help="accept draft cases: they are scored from now on",
+        description="Turn draft cases into accepted ones (they need an expected answer and support, or "
+        "answerable: false) and record the digest of each support's passage. Rewrites only their lines.",
+    )
+    acc.add_argument("ids", nargs="+", metavar="ID", help="the case ids")
+    acc.add_argument("--by", help="who labelled them (kept as annotator when the case has none)")
+    _add_config_args(acc)
+    acc.set_defaults(handler=_lazy("golden", "cmd_golden_accept"))
+
+    con = golden.add_parser(
+        "confirm",
+        help="confirm cases as a second person (safety labels need it); clears a changed-passage stale",
+        description="Record NAME as the second person who confirmed the cases' labels, and the digest of "
+        "each support's passage as it is now. Refuses the case's own annotator. A case with a critical "
+        "tag ([gate] critical_tags) is left out of scores until it is confirmed.",
+    )
+    con.add_argument("ids", nargs="+", metavar="ID", help="the case ids")
+    con.add_argument("--by", required=True, metavar="NAME", help="who confirms (not the annotator)")
+    _add_config_args(con)
+    con.set_defaults(handler=_lazy("golden", "cmd_golden_confirm"))
+
+    dif = golden.add_parser(
+        "diff",
+        help="list what changed between two versions of a golden set; write the changelog entry",
+        description="Compare two golden sets by case id: added, removed, re-annotated (answer, support, "
+        "checks), deprecated and edited cases, and warn when the content changed but the version did not.",
+    )
+    dif.add_argument("old", type=Path, metavar="OLD", help="the earlier golden.jsonl (or its folder)")
+    dif.add_argument("new", type=Path, metavar="NEW", help="the later golden.jsonl (or its folder)")
+    dif.add_argument("--changelog", type=Path, help="append the entry to this file (e.g. CHANGELOG.md)")
+    dif.add_argument("--reason", help="why the set changed (the entry's first line)")
+    dif.set_defaults(handler=_lazy("golden", "cmd_golden_diff"))
+
+    agr = golden.add_parser(
+        "agree",
+        help="agreement between two annotators' golden sets: kappa, and the cases to reconcile",
+        description="Compare two annotators' labels of the same cases (by id): agreement and Cohen's kappa "
+        "on answerability, agreement on expected answers (exact match's normalisation, then the lexical "
+        "judge), and the disagreements to reconcile; below 90 %% the task definition is ambiguous.",
+    )
+    agr.add_argument("a", type=Path, metavar="A", help="the first annotator's golden.jsonl (or its folder)")
+    agr.add_argument("b", type=Path, metavar="B", help="the second annotator's golden.jsonl (or its folder)")
+    agr.set_defaults(handler=_lazy("golden", "cmd_golden_agree"))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cairn",
@@ -89,6 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_config_args(check)
     check.set_defaults(handler=evaluate.cmd_golden_check)
+    _add_golden_life(golden)
 
     ev = sub.add_parser(
         "eval",
@@ -351,6 +448,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rel.add_argument("--summary", type=Path, help="also write the stamp section's markdown here")
     rel.set_defaults(handler=_lazy("github", "cmd_release_stamp"))
+
+    st = sub.add_parser(
+        "stamp",
+        help="print the accuracy stamp as one line (or JSON) for the served tool's description",
+        description="Print the accuracy a release was stamped with (--notes: its release notes) or a "
+        "report measured (--report, default reports/latest/<config>.json) as one line, or --json: golden "
+        "version and size, safety recall, answer rate, error among answered, the date and the commit. "
+        "cairn_action.report.served puts the line into an MCP tool's or a function schema's description.",
+    )
+    source = st.add_mutually_exclusive_group()
+    source.add_argument("--report", type=Path, help="a report (default: reports/latest/<config>.json)")
+    source.add_argument("--notes", type=Path, help="a release's notes holding a Cairn stamp")
+    st.add_argument(
+        "--config-name", default="default", help="the config whose stamp to read (default: default)"
+    )
+    st.add_argument("--commit", help="the commit the stamp describes (default: $GITHUB_SHA)")
+    st.add_argument("--json", action="store_true", help="the stamp as JSON (what load_served_stamp reads)")
+    st.set_defaults(handler=_lazy("stamp", "cmd_stamp"))
 
     show = sub.add_parser(
         "show",

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import argparse
 
     from cairn_action.config import LoadedConfig
+    from cairn_action.golden.history import MeasuredSet
     from cairn_action.golden.split import SplitName
     from cairn_action.report.models import Report
     from cairn_action.report.pipeline import WrittenReport
@@ -80,11 +81,54 @@ def _golden_and_corpus(args: argparse.Namespace) -> tuple[Path, Path]:
     return golden, corpus
 
 
+def critical_tags(args: argparse.Namespace) -> list[str]:
+    """[gate] critical_tags of the config in force (--config, else cairn.toml here, else the default)."""
+    from cairn_action.config import GateConfig, load_config
+
+    if args.config is None and not Path("cairn.toml").is_file():
+        return list(GateConfig().critical_tags)
+    return list(load_config(args.config).config.gate.critical_tags)
+
+
 def cmd_golden_check(args: argparse.Namespace) -> int:
     from cairn_action.golden.check import run_golden_check
 
     golden, corpus = _golden_and_corpus(args)
-    return run_golden_check(golden, corpus, sys.stdout)
+    return run_golden_check(golden, corpus, sys.stdout, critical_tags(args), measured_sets(golden))
+
+
+def measured_sets(golden: Path) -> list[MeasuredSet]:
+    """The golden set (version, content hash) each latest report of the set's project measured: the
+    nearest `reports/latest/` in the set's folder or up to three above it (a set elsewhere, with a
+    version of its own, is not the one those reports measured). Unreadable reports are skipped."""
+    import json
+    import os
+
+    from cairn_action.golden.history import MeasuredSet
+
+    # No resolve(): a bad path (a loop, a missing folder) is the golden check's to report, as one line.
+    absolute = Path(os.path.abspath(golden))
+    folder = absolute if golden.suffix != ".jsonl" else absolute.parent
+    try:
+        latest = next(
+            (
+                f / REPORTS_DIR / "latest"
+                for f in [folder, *folder.parents][:4]
+                if (f / REPORTS_DIR / "latest").is_dir()
+            ),
+            None,
+        )
+        reports = sorted(latest.glob("*.json")) if latest is not None else []
+    except OSError:
+        return []
+    found = []
+    for path in reports:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            found.append(MeasuredSet(str(path), data["golden_version"], data["notes"].get("golden_hash", "")))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return found
 
 
 def _load_config_args(args: argparse.Namespace, cwd: Path) -> LoadedConfig:

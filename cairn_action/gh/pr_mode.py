@@ -22,6 +22,7 @@ from cairn_action.gh.exam import exam_paths, touched, touched_block
 from cairn_action.gh.explorer import explorer_link, write_explorer
 from cairn_action.gh.gated import GatedName, base_config, base_name, config_file, renamed_message
 from cairn_action.gh.gateway import StatusState
+from cairn_action.gh.golden_review import critical_review
 from cairn_action.gh.handoff import Handoff, write_handoff
 from cairn_action.gh.judging import TrustedJudge
 from cairn_action.gh.messages import no_baseline_hint, renamed_comment
@@ -213,6 +214,11 @@ def gate_config(
     )
     trusted = Trusted(config=base_cfg, where=f"{file} at {pull.base_sha[:12]}")
     preface = touched_block(touched(changed, *exam_paths(loaded.config, file))) + judge_block(trusted, loaded)
+    # Which tags are critical is the base branch's word (the trusted config), not the pull request's.
+    critical = (base_cfg or loaded.config).gate.critical_tags
+    preface += critical_review(
+        rt, loaded, file, base_sha=pull.base_sha, author=pull.author, changed=changed, critical_tags=critical
+    )
     subject = Subject(
         number=pull.number,
         head_sha=pull.head_sha,

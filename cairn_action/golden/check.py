@@ -9,15 +9,17 @@ drifted. Any error or stale case fails the check (exit 2); the loader's warnings
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from cairn_action.errors import ExitCode
+from cairn_action.golden.balance import balance_lines
+from cairn_action.golden.history import MeasuredSet, unbumped_version
 from cairn_action.golden.load import VERSION_FILE, golden_warnings, parse_golden
 from cairn_action.golden.models import GoldenCase, GoldenSet
-from cairn_action.golden.support import HINT_STALE, resolve_support
+from cairn_action.golden.support import HINT_CHANGED, HINT_STALE, HINT_UNCONFIRMED, resolve_support
 from cairn_action.index.corpus import Corpus, load_corpus
 
 _DIFFICULTIES = ("easy", "medium", "hard")
@@ -53,6 +55,10 @@ class GoldenCheck:
     """One line per quote no longer verbatim in its document."""
     stale_ids: tuple[str, ...]
     hints: tuple[str, ...]
+    unconfirmed: tuple[str, ...] = ()
+    """One line per critical case awaiting a second person's confirmation (left out of scores)."""
+    drafts: tuple[str, ...] = ()
+    deprecated: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> ExitCode:
@@ -79,23 +85,36 @@ def count_cases(cases: Iterable[GoldenCase]) -> GoldenCounts:
     )
 
 
-def check_golden(golden_path: Path, corpus: Corpus) -> GoldenCheck:
-    """Check the golden set at `golden_path` against `corpus`, collecting every problem."""
+def check_golden(
+    golden_path: Path,
+    corpus: Corpus,
+    critical_tags: Sequence[str] = (),
+    measured: Sequence[MeasuredSet] = (),
+) -> GoldenCheck:
+    """Check the golden set at `golden_path` against `corpus`, collecting every problem; `measured` are
+    the golden sets committed reports measured (for the unbumped-version warning)."""
     parsed = parse_golden(golden_path)
     golden = parsed.golden
-    resolution = resolve_support(golden, corpus)
+    resolution = resolve_support(golden, corpus, critical_tags)
     hints = [p.hint for p in parsed.problems] + resolution.hints
-    if resolution.stale:
+    if resolution.drifted - resolution.changed:
         hints.append(HINT_STALE)
+    if resolution.changed:
+        hints.append(HINT_CHANGED)
+    if resolution.unconfirmed:
+        hints.append(HINT_UNCONFIRMED)
     return GoldenCheck(
         golden=golden,
         corpus=corpus,
         counts=count_cases(golden.cases),
-        warnings=tuple(golden_warnings(golden)),
+        warnings=tuple(golden_warnings(golden) + unbumped_version(golden, measured)),
         errors=_in_line_order([str(p) for p in parsed.problems] + resolution.errors, str(golden.path)),
         stale=tuple(resolution.stale_details),
-        stale_ids=tuple(c.id for c in golden.cases if c.id in resolution.stale),
+        stale_ids=tuple(c.id for c in golden.cases if c.id in resolution.drifted),
         hints=tuple(dict.fromkeys(h for h in hints if h)),
+        unconfirmed=tuple(resolution.unconfirmed.values()),
+        drafts=tuple(c.id for c in golden.inactive if c.status == "draft"),
+        deprecated=tuple(c.id for c in golden.inactive if c.deprecated),
     )
 
 
@@ -110,16 +129,28 @@ def format_check(check: GoldenCheck) -> str:
         f"corpus {check.corpus.root}: {len(check.corpus.documents)} documents, "
         f"corpus_hash {check.corpus.corpus_hash[:16]}",
     ]
+    if check.drafts or check.deprecated:
+        lines.append(
+            f"not scored: {len(check.drafts)} draft (`cairn golden accept ID`), "
+            f"{len(check.deprecated)} deprecated"
+        )
     lines += _table("per tag", counts.tags)
     lines += _table("per difficulty", counts.difficulty)
+    lines += balance_lines(check.golden.cases)
     lines += _section(f"warnings ({len(check.warnings)})", check.warnings)
     lines += _section(f"errors ({len(check.errors)})", check.errors)
     if check.stale:
         lines += _section(
             f"stale cases ({len(check.stale_ids)}: {', '.join(check.stale_ids)}): the quote is not in its "
-            "document, as written or as rendered; a run leaves these cases out of every score",
+            "document (as written or as rendered), or the passage it rests on changed since it was "
+            "labelled; a run leaves these cases out of every score",
             check.stale,
         )
+    lines += _section(
+        f"awaiting confirmation ({len(check.unconfirmed)}): left out of every score until a second "
+        "person confirms them",
+        check.unconfirmed,
+    )
     failed = check.exit_code != ExitCode.PASS
     lines += [f"hint: {hint}" for hint in check.hints] if failed else [NEXT_STEP]
     n_errors, n_stale = len(check.errors), len(check.stale_ids)
@@ -131,9 +162,15 @@ def format_check(check: GoldenCheck) -> str:
     return "\n".join(lines)
 
 
-def run_golden_check(golden_path: Path, corpus_dir: Path, out: TextIO) -> int:
+def run_golden_check(
+    golden_path: Path,
+    corpus_dir: Path,
+    out: TextIO,
+    critical_tags: Sequence[str] = (),
+    measured: Sequence[MeasuredSet] = (),
+) -> int:
     """Load the corpus, check the golden set against it, print the report to `out`; the exit code."""
-    check = check_golden(golden_path, load_corpus(corpus_dir))
+    check = check_golden(golden_path, load_corpus(corpus_dir), critical_tags, measured)
     print(format_check(check), file=out)
     return int(check.exit_code)
 

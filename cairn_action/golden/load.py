@@ -41,7 +41,9 @@ MAX_ANSWER_WORDS = 8
 HINT_JSON = "each non-blank line must be one JSON object"
 HINT_FIELDS = (
     "the golden set reference lists the fields: id, question, answerable, expected_answer, support "
-    "[{doc, quote}], tags, notes"
+    "[{doc, quote, section, digest}], tags, notes, difficulty, added, annotator, answer_variants, checks "
+    "{must_contain, must_not_contain, must_cite}, status, confirmed_by, deprecated; "
+    "`cairn golden import --format curation` reads the curation guide's format"
 )
 HINT_DUPLICATE = "every case id must be unique: rename one of them"
 HINT_ANSWERABLE = (
@@ -174,7 +176,8 @@ def parse_golden(path: Path) -> ParsedGolden:
         problems.append(version_problem)
     golden = GoldenSet(
         path=jsonl,
-        cases=tuple(cases),
+        cases=tuple(c for c in cases if c.is_active),
+        inactive=tuple(c for c in cases if not c.is_active),
         version=version,
         content_hash=content_hash,
         version_from_file=from_file,
@@ -318,9 +321,21 @@ def _rule_violations(case: GoldenCase) -> list[str]:
         "expected_answer": bool(case.expected_answer and case.expected_answer.strip()),
         "support": bool(case.support),
     }
+    problems = [
+        f"support[{i}] has a section and a quote; a section is for document-level support (no quote)"
+        for i, s in enumerate(case.support)
+        if s.section is not None and s.quote is not None
+    ]
+    if case.confirmed_by is not None and case.confirmed_by == case.annotator:
+        problems.append("confirmed_by is the annotator; a confirmation is a second person's")
     if case.answerable:
-        return [f"answerable case without {name}" for name, present in has.items() if not present]
-    return [f"unanswerable case (answerable: false) has {name}" for name, present in has.items() if present]
+        if case.status == "draft":  # a draft is a question waiting for its answer: never scored
+            return problems
+        return problems + [f"answerable case without {name}" for name, present in has.items() if not present]
+    has["answer_variants"] = bool(case.answer_variants)
+    return problems + [
+        f"unanswerable case (answerable: false) has {name}" for name, present in has.items() if present
+    ]
 
 
 def _where(loc: tuple[int | str, ...]) -> str:

@@ -67,17 +67,30 @@ def _emit(raw: str, start: int, end: int, chars: list[str], offsets: list[int]) 
 
 def locate_quote(quote: str, raw: str) -> tuple[int, int] | None:
     """(start, end) of `quote` in `raw`: verbatim first, else on the visible text; None if neither."""
-    start = raw.find(quote)
-    if start >= 0:
-        return start, start + len(quote)
-    wanted = visible(quote).text
-    if not wanted:
-        return None
-    seen = visible(raw)
-    at = seen.text.find(wanted)
-    if at < 0:
-        return None
-    return seen.offsets[at], seen.offsets[at + len(wanted) - 1] + 1
+    return QuoteLocator(raw).locate(quote)
+
+
+class QuoteLocator:
+    """`locate_quote` for many quotes in one text: the visible text is computed once, when first needed."""
+
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
+        self._seen: Visible | None = None
+
+    def locate(self, quote: str) -> tuple[int, int] | None:
+        start = self.raw.find(quote)
+        if start >= 0:
+            return start, start + len(quote)
+        wanted = visible(quote).text
+        if not wanted:
+            return None
+        if self._seen is None:
+            self._seen = visible(self.raw)
+        seen = self._seen
+        at = seen.text.find(wanted)
+        if at < 0:
+            return None
+        return seen.offsets[at], seen.offsets[at + len(wanted) - 1] + 1
 
 
 def nearest_span(quote: str, raw: str) -> tuple[int, int] | None:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from cairn_action.errors import DataError
-from cairn_action.golden.models import GoldenSet, ResolvedSupport, SupportQuote
+from cairn_action.golden.models import GoldenCase, GoldenSet, ResolvedSupport, SupportQuote
+from cairn_action.golden.passage import passage_digest, section_span
 from cairn_action.golden.quotes import locate_quote, nearest_span
 from cairn_action.index.corpus import Corpus, Document
 
@@ -25,6 +27,20 @@ HINT_STALE = (
     "copy the quote from the document (the nearest passage is shown; markdown emphasis, links and line "
     "breaks may differ); if the document changed after the case was labelled, re-check the case and "
     "bump golden.version"
+)
+HINT_CHANGED = (
+    "the passage a label rests on changed since it was labelled: read it again, fix the case if needed, "
+    "then `cairn golden confirm ID --by NAME` records the passage as it is now"
+)
+HINT_UNCONFIRMED = (
+    "a case with a critical tag ([gate] critical_tags) needs a second person's confirmation: "
+    "`cairn golden confirm ID --by NAME` (NAME is not the annotator)"
+)
+CHANGED_MESSAGE = (
+    "stale: the passage a support rests on changed since the case was labelled (left out of every score)"
+)
+UNCONFIRMED_MESSAGE = (
+    "unconfirmed: a critical case awaiting a second person's confirmation (left out of every score)"
 )
 AMBIGUOUS_SHOWN = 5  # documents listed for an ambiguous basename (a real corpus has 185 index.md)
 _QUOTE_SHOWN = 60  # characters of a quote repeated in a message
@@ -39,13 +55,26 @@ class SupportResolution:
     """Case id -> the located quotes, in support order; every case has an entry (empty when unanswerable).
     A quote that could not be located (unknown document, stale) is left out of its case's list."""
     stale: frozenset[str]
-    """Ids of cases with a quote no longer verbatim in its document: left out of every score."""
+    """Ids of the cases left out of every score: a quote no longer in its document, a passage changed
+    since it was labelled (digest), or a critical case not yet confirmed by a second person."""
     errors: list[str] = field(default_factory=list)
     """`file:line: ...` for support entries naming no document or several: the set cannot run."""
     stale_details: list[str] = field(default_factory=list)
     """`file:line: ...` for each quote not found, saying how much of it still matches."""
     hints: list[str] = field(default_factory=list)
     """The distinct hints for `errors`, in order."""
+    changed: frozenset[str] = frozenset()
+    """Ids of cases whose passage digest differs from the one recorded (`stale_details` says which)."""
+    unconfirmed: dict[str, str] = field(default_factory=dict)
+    """Critical case id -> `file:line: ...` saying why it is not confirmed (left out of scores)."""
+    drifted: frozenset[str] = frozenset()
+    """Ids of cases stale because of their documents (quote gone or passage changed)."""
+
+    def reasons(self) -> dict[str, str]:
+        """Case id -> why it is left out, for the cases whose reason is not a missing quote."""
+        out = {case_id: UNCONFIRMED_MESSAGE for case_id in self.unconfirmed}
+        out.update({case_id: CHANGED_MESSAGE for case_id in self.changed})
+        return out
 
     def raise_for_errors(self) -> None:
         """Raise one DataError listing every error (stale cases are not errors here)."""
@@ -56,8 +85,46 @@ class SupportResolution:
         raise DataError("\n".join(lines), "\nhint: ".join(self.hints))
 
 
-def resolve_support(golden: GoldenSet, corpus: Corpus) -> SupportResolution:
-    """Resolve each case's `support[].doc` to a document and find each quote's first occurrence."""
+def locate_support(support: SupportQuote, doc: Document) -> tuple[int, int, bool] | None:
+    """(start, end, document-level) of a support in its document; None when the quote (or the section)
+    is not there."""
+    if support.quote is not None:
+        span = locate_quote(support.quote, doc.text)
+        return None if span is None else (span[0], span[1], False)
+    if support.section is None:
+        return 0, len(doc.text), True
+    section = section_span(doc.text, support.section)
+    return None if section is None else (section[0], section[1], True)
+
+
+def tracks_review(golden: GoldenSet) -> bool:
+    """Whether the set records review (some case has `status` or `confirmed_by`): then every critical
+    case needs a confirmation. A set written before review existed (the shipped one) is left as it is."""
+    return any(c.status is not None or c.confirmed_by is not None for c in (*golden.cases, *golden.inactive))
+
+
+def is_critical(case: GoldenCase, critical_tags: Sequence[str]) -> bool:
+    return any(tag in critical_tags for tag in case.tags)
+
+
+def confirmation_problem(case: GoldenCase, critical_tags: Sequence[str]) -> str | None:
+    """Why a critical case does not count as confirmed, or None (confirmed, or not critical)."""
+    if not is_critical(case, critical_tags):
+        return None
+    if case.confirmed_by is None:
+        return "critical case not confirmed by a second person"
+    if case.annotator is not None and case.confirmed_by == case.annotator:
+        return f"critical case confirmed by its own annotator {case.confirmed_by}"
+    return None
+
+
+def resolve_support(
+    golden: GoldenSet, corpus: Corpus, critical_tags: Sequence[str] = ()
+) -> SupportResolution:
+    """Resolve each case's `support[].doc` to a document and find each quote's first occurrence.
+
+    With `critical_tags` and a set that tracks review, a critical case not confirmed by a second
+    person is left out of scores too (`unconfirmed`)."""
     by_path = corpus.by_path()
     by_basename: dict[str, list[Document]] = {}
     for doc in corpus.documents:
@@ -65,6 +132,9 @@ def resolve_support(golden: GoldenSet, corpus: Corpus) -> SupportResolution:
 
     resolved: dict[str, list[ResolvedSupport]] = {}
     stale: set[str] = set()
+    changed: set[str] = set()
+    unconfirmed: dict[str, str] = {}
+    review = tracks_review(golden)
     errors: list[str] = []
     hints: list[str] = []
     details: list[str] = []
@@ -72,6 +142,9 @@ def resolve_support(golden: GoldenSet, corpus: Corpus) -> SupportResolution:
     named = missing = 0
     for case in golden.cases:
         where = f"{shown}:{golden.line_of.get(case.id, '?')}: case {case.id}: "
+        problem = confirmation_problem(case, critical_tags) if review else None
+        if problem is not None:
+            unconfirmed[case.id] = where + problem
         located: list[ResolvedSupport] = []
         for index, support in enumerate(case.support):
             named += 1
@@ -83,12 +156,20 @@ def resolve_support(golden: GoldenSet, corpus: Corpus) -> SupportResolution:
                 if hint not in hints:
                     hints.append(hint)
                 continue
-            span = locate_quote(support.quote, doc.text)
+            span = locate_support(support, doc)
             if span is None:
                 stale.add(case.id)
                 details.append(where + _describe_stale(index, support, doc))
                 continue
-            located.append(ResolvedSupport(doc_path=doc.path, start=span[0], end=span[1]))
+            start, end, whole = span
+            if (
+                support.digest is not None
+                and passage_digest(doc.text, start, end, whole=whole) != support.digest
+            ):
+                stale.add(case.id)
+                changed.add(case.id)
+                details.append(where + _describe_changed(index, support, doc, start))
+            located.append(ResolvedSupport(doc_path=doc.path, start=start, end=end, any_chunk=whole))
         resolved[case.id] = located
     if missing >= 3 and missing * 2 >= named:
         hints.insert(
@@ -97,7 +178,14 @@ def resolve_support(golden: GoldenSet, corpus: Corpus) -> SupportResolution:
             "this golden set was written for? Pass --corpus DIR or set [corpus] path",
         )
     return SupportResolution(
-        resolved=resolved, stale=frozenset(stale), errors=errors, stale_details=details, hints=hints
+        resolved=resolved,
+        stale=frozenset(stale | set(unconfirmed)),
+        errors=errors,
+        stale_details=details,
+        hints=hints,
+        changed=frozenset(changed),
+        unconfirmed=unconfirmed,
+        drifted=frozenset(stale),
     )
 
 
@@ -106,6 +194,17 @@ NOT_IN = "is not a document in the corpus"
 
 def _corpus_name(corpus: Corpus) -> str:
     return f"the corpus {corpus.root} ({len(corpus.documents)} documents)"
+
+
+def find_document(name: str, corpus: Corpus) -> Document:
+    """The document `name` (basename or corpus-relative path) refers to; DataError when none or several."""
+    by_basename: dict[str, list[Document]] = {}
+    for doc in corpus.documents:
+        by_basename.setdefault(doc.basename, []).append(doc)
+    doc, problem, hint = _find_document(name, corpus.by_path(), by_basename)
+    if doc is None:
+        raise DataError(problem.replace(NOT_IN, f"is not a document in {_corpus_name(corpus)}"), hint)
+    return doc
 
 
 def _find_document(
@@ -136,7 +235,18 @@ def _find_document(
     return None, f"'{name}' {NOT_IN}{suggestion}", HINT_DOC
 
 
+def _describe_changed(index: int, support: SupportQuote, doc: Document, start: int) -> str:
+    line = doc.text.count("\n", 0, start) + 1
+    what = "passage around the quote" if support.quote is not None else (support.section or "document")
+    return (
+        f"support[{index}]: the {what} at {doc.path}:{line} changed since the case was labelled "
+        f"(digest {support.digest}); the quote alone does not show what else changed"
+    )
+
+
 def _describe_stale(index: int, support: SupportQuote, doc: Document) -> str:
+    if support.quote is None:
+        return f"support[{index}].section '{support.section}' is not a heading of {doc.path}"
     quote = support.quote
     shown = quote if len(quote) <= _QUOTE_SHOWN else quote[: _QUOTE_SHOWN - 1] + "…"
     message = f'support[{index}].quote is not in {doc.path}: "{shown}"'

@@ -5,6 +5,7 @@ two (either suffices), or across a chunk boundary (both are needed). The evidenc
 smallest k whose top-k chunks together cover every character of every support span: KILT-style AND
 across the spans of a multi-document case, with OR for free when one chunk holds a whole span. It gives
 each case exactly one "relevant item", so recall@k, MRR and nDCG keep their one-relevant-item formulas.
+A document- or section-level support (no quote) is covered by any one chunk that overlaps it.
 """
 
 from __future__ import annotations
@@ -51,7 +52,11 @@ def evidence_ranks(
             if first_overlap is None:
                 first_overlap = rank
             if i in uncovered:
-                uncovered[i] = _subtract(uncovered[i], chunk.start, chunk.end)
+                # Document- or section-level support (the curation guide's `contexts`): one chunk of it
+                # is the evidence, as context_recall counts a retrieved document.
+                end = span.end if span.any_chunk else chunk.end
+                start = span.start if span.any_chunk else chunk.start
+                uncovered[i] = _subtract(uncovered[i], start, end)
                 if not uncovered[i]:
                     del uncovered[i]
         if not uncovered:

@@ -84,7 +84,8 @@ def grading_prompt(case: GoldenCase, answer_text: str) -> ChatPrompt:
     user = (
         f"Question: {case.question.strip()}\n"
         f"Reference answer: {(case.expected_answer or '').strip()}\n"
-        f"Candidate answer: {answer_text.strip()}"
+        + "".join(f"Also acceptable: {v.strip()}\n" for v in case.answer_variants)
+        + f"Candidate answer: {answer_text.strip()}"
     )
     return ChatPrompt(system=RUBRIC, user=user)
 

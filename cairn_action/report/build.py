@@ -203,6 +203,7 @@ def _per_case(outcome: CaseOutcome, record: CaseRecord, case: GoldenCase, sample
         cited=cited,
         error=record.error,
         abstained_by_threshold=outcome.abstained_by_threshold,
+        failed_checks=list(outcome.failed_checks),
         n_claims=outcome.n_claims,
         n_claims_verified=outcome.n_claims_verified,
         tokens=outcome.tokens,

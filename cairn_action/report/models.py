@@ -154,6 +154,8 @@ class PerCase(_Model):
     """Share of the samples that gave the most common answer (abstaining counts as one answer)."""
     samples: list[SampleOutcome] = Field(default_factory=list)
     """Every sample after the first, when there are several."""
+    failed_checks: list[str] = Field(default_factory=list)
+    """The case's deterministic checks (golden `checks`) the answer failed; any one makes it wrong."""
 
 
 class TagStats(_Model):

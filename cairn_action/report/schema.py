@@ -11,12 +11,14 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from cairn_action.golden.models import GoldenCase
 from cairn_action.report.models import Report
 from cairn_action.score.calibration_file import CalibrationFile
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "report.schema.json": Report,
     "calibration.schema.json": CalibrationFile,
+    "golden-case.schema.json": GoldenCase,
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cairn_action.golden.support import CHANGED_MESSAGE, UNCONFIRMED_MESSAGE
 from cairn_action.report.models import PerCase, Report
 
 
@@ -57,6 +58,8 @@ def wrong_reason(case: PerCase, setting: Setting) -> str:
     if case.status == "error":
         return f"error: {case.error or 'no message'}"
     if case.status == "stale":
+        if case.error in (CHANGED_MESSAGE, UNCONFIRMED_MESSAGE):
+            return case.error.removesuffix(" (left out of every score)")
         return "stale: a support quote is not in its document"
     threshold, confidence = setting.threshold, case.confidence
     if not case.answerable:
@@ -72,5 +75,7 @@ def wrong_reason(case: PerCase, setting: Setting) -> str:
         return f"the model abstained; {support}"
     if case.correct:
         return ""
+    if case.failed_checks:
+        return f"failed check: {'; '.join(case.failed_checks)}"
     seen = case.retrieved_support_rank is not None and case.retrieved_support_rank <= setting.top_k
     return f"{setting.judge} judge said wrong; {support}" if seen else support

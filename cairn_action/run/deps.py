@@ -54,3 +54,6 @@ class CaseDeps:
     """`retrieval.rewrite = "llm"`: the provider rewrites each question before retrieval (run/retrieve.py)."""
     reranker: Reranker | None = None
     """`retrieval.rerank = "llm"`: the provider re-orders the retrieved chunks."""
+    stale_reasons: Mapping[str, str] = field(default_factory=dict)
+    """Case id -> the record's message, for stale cases not stale by a missing quote (changed passage,
+    awaiting confirmation)."""

@@ -234,10 +234,14 @@ def run_evaluation(
     warnings = golden_warnings(golden)
     if warnings:
         log.write(f"note: the golden set has {len(warnings)} warning(s); `cairn golden check` lists them\n")
-    support = resolve_support(golden, corpus)
+    support = resolve_support(golden, corpus, config.gate.critical_tags)
     support.raise_for_errors()
     for detail in support.stale_details:
         log.write(f"stale: {detail}\n")
+    for detail in support.unconfirmed.values():
+        log.write(f"unconfirmed (left out of scores): {detail}\n")
+    if golden.inactive:
+        log.write(f"note: {len(golden.inactive)} draft or deprecated case(s) are in no run and no score\n")
     cases = _select(golden, loaded, options)
     if answerer is None:  # the user's own system (`target`), which locates its passages in the corpus
         from cairn_action.providers.build import build_target
@@ -298,6 +302,7 @@ def run_evaluation(
         cache=ResultCache(loaded.cache_dir),
         support=support.resolved,
         stale=support.stale,
+        stale_reasons=support.reasons(),
         top_k=config.retrieval.top_k,
         depth=config.retrieval.depth,
         golden_lines=dict(golden.line_of),

@@ -9,6 +9,8 @@ Rule `lexical-1`, applied in order:
    `f1_threshold` **and** every token of the expected answer that contains a digit also appears in the
    answer: F1 alone would accept "21 days" for "14 days", and a wrong number is the commonest wrong answer.
 An expected answer that normalises to nothing can only be matched by an answer that does too.
+With `answer_variants`, each acceptable answer is tried in turn and the answer is correct when one is
+matched (the SQuAD script's max over gold answers).
 """
 
 from __future__ import annotations
@@ -54,11 +56,17 @@ class LexicalJudge:
             return self._verdict(False, f"answered an {kind} case")
         if case.expected_answer is None:
             return self._verdict(None, "the case has no expected answer")
+        # Each acceptable answer (expected_answer, then its variants) is tried; the first right one wins,
+        # else the expected answer's reason is given.
+        verdicts = [self._against(answer_text, gold) for gold in case.golds]
+        return next((v for v in verdicts if v.correct), verdicts[0])
+
+    def _against(self, answer_text: str, gold: str) -> JudgeVerdict:
         answer = normalize_answer(answer_text).split()
-        expected = normalize_answer(case.expected_answer).split()
+        expected = normalize_answer(gold).split()
         if contains_tokens(answer, expected):
             return self._verdict(True, "the answer contains the expected answer")
-        f1 = token_f1(answer_text, case.expected_answer)
+        f1 = token_f1(answer_text, gold)
         missing = [t for t in expected if any(ch.isdigit() for ch in t) and t not in answer]
         if missing:
             return self._verdict(False, f"token F1 {f1:.2f}; expected number {missing[0]} is missing")

@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cairn_action.golden.answer_checks import failed_checks
 from cairn_action.golden.models import GoldenCase
 from cairn_action.run.models import CaseRecord, CaseStatus
-from cairn_action.squad import exact_match, token_f1
+from cairn_action.squad import exact_match, metric_max_over_ground_truths, token_f1
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,6 +49,8 @@ class CaseOutcome:
     """Provider calls of this case that had a previous call in the same stream to compare with."""
     prefix_matches: int = 0
     """... and whose stable prompt prefix matched that previous call's."""
+    failed_checks: tuple[str, ...] = ()
+    """The case's deterministic checks the answer failed (answered cases): each makes it wrong."""
 
     @property
     def scored(self) -> bool:
@@ -72,10 +75,28 @@ def is_right(outcome: CaseOutcome) -> bool | None:
     return outcome.answerable and outcome.correct is True
 
 
+def cited_docs(record: CaseRecord) -> list[str]:
+    """The documents the answer cites (its citations and its claims' citations), by retrieved chunk."""
+    docs = {c.chunk_id: c.doc for c in record.retrieved}
+    ids = [c.chunk_id for c in record.citations] + [
+        i for claim in record.claims for i in claim.cited_chunk_ids
+    ]
+    return [docs[i] for i in ids if i in docs]
+
+
+def record_failed_checks(record: CaseRecord, case: GoldenCase) -> list[str]:
+    """The case's checks this record's answer fails (none without an answer)."""
+    if record.answer_text is None:
+        return []
+    return failed_checks(case, record.answer_text, cited_docs(record))
+
+
 def is_wrong_if_answered(record: CaseRecord, case: GoldenCase) -> bool:
     """Whether this case's answer counts as wrong: always for an unanswerable case, else unless the
-    judge said correct (an answer with no verdict cannot count as right)."""
+    judge said correct (an answer with no verdict cannot count as right) and every check holds."""
     if not case.answerable:
+        return True
+    if record_failed_checks(record, case):
         return True
     return not (record.judge is not None and record.judge.correct is True)
 
@@ -95,7 +116,7 @@ def score_case(record: CaseRecord, case: GoldenCase, *, threshold: float | None)
     answered = status == "answered"
     graded = answered and case.answerable
     answer = record.answer_text or ""
-    expected = case.expected_answer or ""
+    golds = case.golds or [""]  # SQuAD's max over gold answers: the expected answer and its variants
     verdict = record.judge
     claims = record.claims if answered else []
     return CaseOutcome(
@@ -106,8 +127,8 @@ def score_case(record: CaseRecord, case: GoldenCase, *, threshold: float | None)
         confidence=record.confidence,
         correct=(not is_wrong_if_answered(record, case)) if answered else None,
         unjudged=graded and (verdict is None or verdict.correct is None),
-        exact_match=exact_match(answer, expected) if graded else None,
-        token_f1=float(token_f1(answer, expected)) if graded else None,
+        exact_match=metric_max_over_ground_truths(exact_match, answer, golds) if graded else None,
+        token_f1=float(metric_max_over_ground_truths(token_f1, answer, golds)) if graded else None,
         judge_score=verdict.score if answered and verdict is not None else None,
         n_claims=len(claims),
         n_claims_verified=sum(1 for c in claims if c.verified),
@@ -116,6 +137,7 @@ def score_case(record: CaseRecord, case: GoldenCase, *, threshold: float | None)
         latency_ms=record.latency_ms,
         cost_usd=record.cost_usd,
         tokens=record.usage.total,
+        failed_checks=tuple(record_failed_checks(record, case)) if answered and case.answerable else (),
     )
 
 

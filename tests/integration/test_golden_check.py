@@ -22,13 +22,6 @@ POLICY = "returns-and-credits-policy.md"
 ARCHIVED = "archive/returns-policy-2024.md"
 
 
-@pytest.fixture(scope="module")
-def seed7(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("seed7") / "sample"
-    generate_corpus(root, 7)
-    return root
-
-
 @pytest.fixture
 def corpus(seed7: Path, tmp_path: Path) -> Path:
     """A private copy of the seed-7 corpus, free to edit."""

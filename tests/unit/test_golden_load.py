@@ -110,9 +110,12 @@ BROKEN_LINES = [
         id="mistyped-support",
     ),
     pytest.param(
-        json.dumps(answerable(support=[{"doc": "returns-policy.md"}])),
-        "case ret-001: missing field 'support[0].quote'",
-        id="missing-quote",
+        json.dumps(
+            answerable(support=[{"doc": "returns-policy.md", "quote": "14 days", "section": "Credits"}])
+        ),
+        "case ret-001: support[0] has a section and a quote; a section is for document-level support "
+        "(no quote)",
+        id="section-and-quote",
     ),
     pytest.param(
         json.dumps(answerable(input="How long?")),

@@ -1,0 +1,65 @@
+"""The comment's list of critical golden cases a pull request adds or changes, and who confirmed each.
+
+The release gate spec: "A label on a safety field needs a second person to confirm it." A pull request that
+adds or relabels a critical case (any `[gate] critical_tags`) says so under the verdict, with the
+confirmation each case carries. A confirmation by the case's own annotator, or by the pull request's own
+author, does not count: the author can write any name in `confirmed_by`, so the reviewer is told to check it.
+Every name and id is untrusted text from the pull request, escaped (no @mention, no markup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cairn_action.golden.models import GoldenCase, GoldenSet
+from cairn_action.render.escape import escape_text
+
+MAX_LISTED = 20
+_IGNORED = {"confirmed_by", "status"}
+
+
+def _all(golden: GoldenSet) -> dict[str, GoldenCase]:
+    return {c.id: c for c in (*golden.cases, *golden.inactive)}
+
+
+def _relabelled(before: GoldenCase, after: GoldenCase) -> bool:
+    a = before.model_dump(exclude=_IGNORED)
+    b = after.model_dump(exclude=_IGNORED)
+    for data in (a, b):
+        data["support"] = [{k: v for k, v in s.items() if k != "digest"} for s in data["support"]]
+    return a != b
+
+
+def _confirmation(case: GoldenCase, author: str) -> str:
+    who = case.confirmed_by
+    if who is None:
+        return "**not confirmed**: left out of every score until a second person confirms it"
+    shown = escape_text(who, limit=60)
+    if case.annotator is not None and who == case.annotator:
+        return f"confirmed by its own annotator {shown}: **does not count**"
+    if author and who.casefold() == author.casefold():
+        return f"confirmed by {shown}, the pull request's author: **does not count**"
+    return f"confirmed by {shown} (check that this person did)"
+
+
+def critical_review_lines(
+    base: GoldenSet | None, head: GoldenSet, critical_tags: Sequence[str], author: str
+) -> tuple[str, ...]:
+    """The comment's block (empty when the pull request adds or changes no critical case)."""
+    before = _all(base) if base is not None else {}
+    rows = []
+    for case in (*head.cases, *head.inactive):
+        if not any(tag in critical_tags for tag in case.tags):
+            continue
+        old = before.get(case.id)
+        if old is not None and not _relabelled(old, case):
+            continue
+        what = "added" if old is None else "changed"
+        rows.append(f"- `{escape_text(case.id, limit=60)}` {what}: {_confirmation(case, author)}")
+    if not rows:
+        return ()
+    more = [f"- and {len(rows) - MAX_LISTED} more"] if len(rows) > MAX_LISTED else []
+    return (
+        "**This pull request adds or changes critical golden cases** (a safety label needs a second "
+        "person's confirmation):\n" + "\n".join([*rows[:MAX_LISTED], *more]),
+    )
