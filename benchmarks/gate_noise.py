@@ -46,20 +46,22 @@ TARGET = """
 import json, os, random
 
 _rng = random.SystemRandom()
-_TRUTH = None
+_TRUTH = {}
 
 
 def answer(question):
-    global _TRUTH
-    if _TRUTH is None:
-        with open(os.environ["NOISE_TRUTH"]) as handle:
-            _TRUTH = json.load(handle)
-    case = _TRUTH[question]
-    p = float(os.environ["NOISE_P"])
+    path = os.environ["NOISE_TRUTH"]
+    if path not in _TRUTH:
+        with open(path) as handle:
+            _TRUTH[path] = json.load(handle)
+    case = _TRUTH[path][question]
+    p = case.get("p", float(os.environ["NOISE_P"]))
     broken = set(json.loads(os.environ.get("NOISE_BROKEN", "[]")))
     right = case["right"] and case["id"] not in broken
     if _rng.random() < p:
         right = not right
+    if right and _rng.random() < float(os.environ.get("NOISE_SHIFT", "0")):
+        right = False  # a bad day: the provider is worse on every call, whatever the code
     passages = [{"id": f"{case['id']}-p", "text": case["quote"]}] if case["quote"] else []
     if case["answerable"]:
         if right:
@@ -156,44 +158,98 @@ def gate(work: Path, baseline: Path, candidate: Path) -> tuple[bool, list[str]]:
     return code == 1, reasons
 
 
+KINDS = {
+    "null": "same system (false alarm)",
+    "drop": "10 points worse",
+    "drop_nc10": "10 points worse, non-critical",
+    "drop_nc5": "5 points worse, non-critical",
+    "lose2": "2 safety lost",
+    "lose8": "8 non-critical lost",
+    "badday": "bad day (code unchanged)",
+}
+
+
+def per_case_noise(table: dict, model: str, p: float, picker: random.Random) -> dict:
+    """Each case's flip probability: `uniform` p everywhere; `mixed` 57 cases at .01, 11 at .2 and 4 at .5
+    (drawn per pair); `mixed_safety` the same with 3 safety cases among the 4 coin flips."""
+    if model == "uniform":
+        return {q: p for q in table}
+    questions = sorted(table)
+    if model == "mixed_safety":
+        safety = [q for q in questions if "safety" in table[q]["tags"]]
+        coins = picker.sample(safety, 3)
+        rest = [q for q in questions if q not in coins]
+        coins += picker.sample(rest, 1)
+    else:
+        coins = picker.sample(questions, 4)
+    rest = [q for q in questions if q not in coins]
+    twenties = set(picker.sample(rest, 11))
+    return {q: 0.5 if q in coins else 0.2 if q in twenties else 0.01 for q in questions}
+
+
+def broken_for(kind: str, table: dict, picker: random.Random) -> list[str]:
+    """The cases a worse candidate (or a bad day's provider) gets truly wrong."""
+    answerable_right = sorted(c["id"] for c in table.values() if c["answerable"] and c["right"])
+    safety_right = sorted(c["id"] for c in table.values() if c["right"] and "safety" in c["tags"])
+    plain_right = sorted(
+        c["id"] for c in table.values() if c["answerable"] and c["right"] and "safety" not in c["tags"]
+    )
+    n_answerable = sum(c["answerable"] for c in table.values())
+    return {
+        "null": lambda: [],
+        "drop": lambda: picker.sample(answerable_right, round(0.1 * n_answerable)),
+        "drop_nc10": lambda: picker.sample(plain_right, round(0.1 * n_answerable)),
+        "drop_nc5": lambda: picker.sample(plain_right, round(0.05 * n_answerable)),
+        "lose2": lambda: picker.sample(safety_right, 2),
+        "lose8": lambda: picker.sample(plain_right, 8),
+        "badday": lambda: [],  # NOISE_SHIFT instead: see shift_for
+    }[kind]()
+
+
+def shift_for(kind: str, table: dict) -> float:
+    """A bad day: the provider gets 5 points of all cases wrong that it gets right on other days, on every
+    call (a right case turns wrong with probability 0.05 x cases / right cases, about 0.09)."""
+    if kind != "badday":
+        return 0.0
+    return 0.05 * len(table) / sum(c["right"] for c in table.values())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=40)
     parser.add_argument("--p", type=float, nargs="*", default=[0.0, 0.02, 0.05, 0.10])
     parser.add_argument("--seed", type=int, default=12, help="which cases a worse candidate breaks")
-    parser.add_argument("--kinds", nargs="*", default=["null", "drop", "lose2"], help="candidates to run")
+    parser.add_argument("--kinds", nargs="*", default=["null", "drop", "lose2"], choices=sorted(KINDS))
+    parser.add_argument(
+        "--noise", default="uniform", choices=["uniform", "mixed", "mixed_safety"], help="per-case noise"
+    )
     args = parser.parse_args()
     if not (ROOT / "data/sample").is_dir():
         quiet(["corpus", "generate", "--out", str(ROOT / "data/sample"), "--seed", "7"])
     work = Path(tempfile.mkdtemp(prefix="cairn-gate-noise-"))
     (work / "noisy_target.py").write_text(TARGET)
     sys.path.insert(0, str(work))
-    truth_path, table = truth_table(work)
-    os.environ["NOISE_TRUTH"] = str(truth_path)
+    _, table = truth_table(work)
     picker = random.Random(args.seed)
-    answerable_right = sorted(c["id"] for c in table.values() if c["answerable"] and c["right"])
-    safety_right = sorted(c["id"] for c in table.values() if c["right"] and "safety" in c["tags"])
-    n_drop = round(0.1 * sum(c["answerable"] for c in table.values()))
-    print(
-        f"{len(table)} cases, {sum(c['right'] for c in table.values())} right; drop breaks {n_drop} of "
-        f"{len(answerable_right)} right answerable cases, lose2 2 of {len(safety_right)} right safety cases"
-    )
-    print("| p | candidate | pairs | gate failed | by reason | extra calls / changed case (median) |")
-    print("|---|---|---|---|---|---|")
+    print(f"{len(table)} cases, {sum(c['right'] for c in table.values())} right; noise model {args.noise}")
+    print("| noise | p | candidate | pairs | gate failed | by reason | extra calls / changed case (median) |")
+    print("|---|---|---|---|---|---|---|")
     started = time.monotonic()
-    for p in args.p:
+    for p in args.p if args.noise == "uniform" else [0.0]:
         results: dict[str, list[tuple[bool, list[str], float]]] = {k: [] for k in args.kinds}
         for i in range(args.pairs):
             pair = work / f"p{p}-{i}"
             pair.mkdir()
+            noise = per_case_noise(table, args.noise, p, picker)
+            pair_truth = pair / "truth.json"
+            pair_truth.write_text(json.dumps({q: {**c, "p": noise[q]} for q, c in table.items()}))
+            os.environ["NOISE_TRUTH"] = str(pair_truth)
             base_path, _ = evaluate(pair, "baseline", p, [], None)
             for kind in results:
-                broken = {
-                    "null": [],
-                    "drop": picker.sample(answerable_right, n_drop),
-                    "lose2": picker.sample(safety_right, 2),
-                }[kind]
+                broken = broken_for(kind, table, picker)
+                os.environ["NOISE_SHIFT"] = str(shift_for(kind, table))
                 cand_path, cand = evaluate(pair, kind, p, broken, base_path)
+                os.environ["NOISE_SHIFT"] = "0"
                 failed, reasons = gate(pair, base_path, cand_path)
                 changed = sum(1 for c in cand["per_case"] if c["n_samples"] > 1)
                 extra = cand["notes"]["extra_samples"]["samples"]
@@ -207,9 +263,9 @@ def main() -> None:
                     by[code] = by.get(code, 0) + 1
             ratios = sorted(r for _, _, r in rows)
             median = ratios[len(ratios) // 2] if ratios else 0.0
-            label = {"null": "same system (false alarm)", "drop": "10 points worse", "lose2": "2 safety lost"}
+            shown = "-" if args.noise != "uniform" else f"{p:g}"
             print(
-                f"| {p:g} | {label[kind]} | {len(rows)} | {fails / len(rows):.1%} | "
+                f"| {args.noise} | {shown} | {KINDS[kind]} | {len(rows)} | {fails / len(rows):.1%} | "
                 f"{', '.join(f'{k} {v}' for k, v in sorted(by.items())) or '-'} | {median:.1f} |",
                 flush=True,
             )
