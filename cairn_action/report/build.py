@@ -211,6 +211,7 @@ def _per_case(outcome: CaseOutcome, record: CaseRecord, case: GoldenCase, sample
         n_samples=samples.n_samples,
         n_right=samples.n_right,
         agreement=samples.agreement,
+        judge_agreement=samples.judge_agreement,
         samples=samples.samples,
     )
 

@@ -152,6 +152,10 @@ class PerCase(_Model):
     None for stale cases, and in reports written before samples existed (then the first sample's)."""
     agreement: float | None = None
     """Share of the samples that gave the most common answer (abstaining counts as one answer)."""
+    judge_agreement: float | None = None
+    """Addition: of the judged samples that gave an answer some other sample gave too, the share whose
+    judge verdict is its answer's majority verdict (1.0: the judge graded equal answers alike). None when
+    no answer was judged twice. Low agreement with high `agreement` is judge noise, not answer noise."""
     samples: list[SampleOutcome] = Field(default_factory=list)
     """Every sample after the first, when there are several."""
 
