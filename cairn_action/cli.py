@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REPORT",
         help="the baseline report this run will be gated against: after the first pass, re-ask every case "
         "whose verdict differs from the baseline's ([gate] confirm_samples of the baseline) and retry the "
-        "errored ones once. Without it, every critical case is asked [gate] baseline_samples times",
+        "errored ones once. Without it, every case is asked [gate] baseline_samples times",
     )
     ev.add_argument(
         "--json",

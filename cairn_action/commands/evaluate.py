@@ -159,7 +159,7 @@ def _confirm(
     from dataclasses import replace
 
     from cairn_action.gate import policy_of
-    from cairn_action.gate.confirm import confirmation_plan
+    from cairn_action.gate.confirm import confirmation_plan, flaky_plan
     from cairn_action.report.io import read_report
     from cairn_action.report.pipeline import score_run
 
@@ -192,7 +192,24 @@ def _confirm(
         f"{before} in the first pass)"
         + (f", retried {len(outcome.failed)} errored case(s)" if outcome.failed else "")
     )
-    return confirmed
+    scored = score_run(
+        loaded, _as_run(confirmed, cwd), which=options.split, created_at=utc_now(), cairn_version=__version__
+    )
+    flaky = flaky_plan(baseline, scored, plan, extra=extra)
+    if not flaky:
+        return confirmed
+    again = _evaluate(
+        loaded,
+        replace(options, artifact=outcome.path, confirm={**plan, **flaky}),
+        cwd=cwd,
+        no_progress=no_progress,
+    )
+    print(
+        f"confirmation: {len(flaky)} case(s) known flaky (their samples disagree): "
+        f"{sum(flaky.values()) - sum(plan[c] for c in flaky)} more samples, "
+        f"{again.calls_made()[0]} provider call(s)"
+    )
+    return again
 
 
 def _emit_json(target: Path | None, data: dict[str, object], real_stdout: TextIO) -> None:

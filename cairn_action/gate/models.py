@@ -103,6 +103,9 @@ class CaseChange(_Model):
     loss_p: float | None = None
     """For a broke case of a system that is not deterministic: the one-sided Fisher exact p-value that the
     candidate is right less often than the baseline, over both sides' samples."""
+    loss_p_holm: float | None = None
+    """Addition: `loss_p` adjusted by Holm's step-down over every critical case of this comparison that
+    broke (the family): a per-case p <= 0.1 rule over ~30 critical cases fires by chance."""
     lost: bool = False
     """A critical case that broke on evidence: deterministic systems on their one sample, others when
     `loss_p` is at most the policy's `critical_max_p`."""

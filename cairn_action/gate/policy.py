@@ -94,12 +94,26 @@ def samples_evidence(change: CaseChange) -> str:
     )
 
 
+def _fisher(change: CaseChange, comparison: Comparison) -> str:
+    """`one-sided Fisher exact p = 0.018`, with the Holm-adjusted value when several critical cases broke."""
+    text = f"one-sided Fisher exact p = {change.loss_p:.3g}"
+    family = sum(1 for c in comparison.changes if c.loss_p_holm is not None)
+    if family > 1 and change.loss_p_holm is not None:
+        text += f", Holm-adjusted over the {family} critical cases that broke p = {change.loss_p_holm:.3g}"
+    return text
+
+
+def known_flaky(change: CaseChange) -> bool:
+    """Either side's samples of the case disagree among themselves: some right, some wrong."""
+    return any(0 < s.n_right < s.n_samples for s in (change.baseline, change.candidate))
+
+
 def _critical_reasons(comparison: Comparison) -> list[Reason]:
     reasons = []
     for c in comparison.critical_losses:
         message = f"critical case {c.case_id} ({_critical_tags(c, comparison)}) was right and {_how_lost(c)}"
         if c.loss_p is not None:
-            message += f": {samples_evidence(c)} (one-sided Fisher exact p = {c.loss_p:.3g})"
+            message += f": {samples_evidence(c)} ({_fisher(c, comparison)})"
         reasons.append(Reason(code="critical_case_lost", subject=c.case_id, message=message))
     return reasons
 
@@ -258,10 +272,10 @@ def failures(comparison: Comparison, policy: GateConfig) -> tuple[list[Reason], 
         + _guarantee_reason(comparison, metrics, policy)
     )
     for c in comparison.critical_not_credible:
+        flaky = "; known flaky: its samples disagree among themselves" if known_flaky(c) else ""
         notes.append(
             f"critical case {c.case_id} broke on its first sample but not on the evidence: "
-            f"{samples_evidence(c)} (one-sided Fisher exact p = {c.loss_p:.3g} > "
-            f"{comparison.critical_max_p:g})"
+            f"{samples_evidence(c)} ({_fisher(c, comparison)} > {comparison.critical_max_p:g}){flaky}"
         )
     return reasons, notes
 

@@ -10,6 +10,7 @@ size, computed exactly rather than quoted from a table.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -200,3 +201,17 @@ def minimum_detectable_drop(
         if mcnemar_power(n, psi, drop, alpha=alpha) >= power:
             return drop
     return None
+
+
+def holm_adjusted(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the input's order: rejecting every hypothesis whose adjusted
+    p is at most `level` keeps the family-wise error rate at most `level`, whatever the dependence.
+
+    Sorted ascending, the i-th (0-based) of m becomes max over j <= i of min(1, (m - j) p_(j))."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted = [0.0] * len(p_values)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted

@@ -75,19 +75,15 @@ def _report_of(folder: Path) -> Path:
     return sorted((folder / "reports" / "all").glob("tiny-*.json"))[-1]  # the newest
 
 
-def test_eval__no_baseline__critical_cases_asked_baseline_samples_times(
+def test_eval__no_baseline__every_case_asked_baseline_samples_times(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     report = json.loads(_baseline(tmp_path, capsys, monkeypatch).read_text())
     by_id = {c["case_id"]: c for c in report["per_case"]}
-    # t-07 (unanswerable) and t-08 (false_premise) are critical: 3 asks; the six others: 1.
-    assert {cid: c["n_samples"] for cid, c in by_id.items()} == {
-        **{f"t-0{i}": 1 for i in range(1, 7)},
-        "t-07": 3,
-        "t-08": 3,
-    }
+    # Every case, critical (t-07 unanswerable, t-08 false premise) or not: 3 asks.
+    assert {cid: c["n_samples"] for cid, c in by_id.items()} == {f"t-0{i}": 3 for i in range(1, 9)}
     assert by_id["t-07"]["n_right"] == 3 and by_id["t-07"]["agreement"] == 1.0
-    assert report["notes"]["extra_samples"]["samples"] == 4
+    assert report["notes"]["extra_samples"]["samples"] == 16
     assert report["notes"]["deterministic"] is False
     assert _asks(tmp_path / "base")[_question("t-07")] == 3
 
