@@ -228,34 +228,44 @@ def _floor_reasons(metrics: dict[str, MetricDelta], policy: GateConfig, notes: l
 def _guarantee_reason(
     comparison: Comparison, metrics: dict[str, MetricDelta], policy: GateConfig
 ) -> list[Reason]:
-    """The guarantee held before; now its target is exceeded. A deterministic system's slice is the whole
-    truth about it. Any other system's error among answered is a sample: the rule fails only on evidence
-    that the change made it worse, a one-sided Fisher exact test of wrong / right among answered,
-    candidate against baseline, at the policy's max_p_value. (A test against alpha alone fails a noisy
-    system whose true error sits near alpha on its own noise: 2 false alarms in 40 honest pull requests at
-    a 10 % per-case disagreement in benchmarks/gate_noise.py.)"""
-    if not (comparison.guarantee_before is True and comparison.guarantee_after is False):
+    """The candidate's error among answered exceeds the abstention target, and that is the change's doing.
+
+    A deterministic system's slice is the whole truth about it: the rule fails when the guarantee held in
+    the baseline and does not now. Any other system's error among answered is a sample, on both sides:
+    the rule fails on evidence that the change made it worse, a one-sided Fisher exact test of wrong /
+    right among answered, candidate against baseline, at the policy's max_p_value, whatever the baseline's
+    raw `guarantee_met` says. (Switched by that flag, the rule was off in 17 of 30 honest baselines under
+    mixed noise, issue 23; a test against alpha alone failed 2 of 40 honest pull requests at a 10 %
+    per-case disagreement in benchmarks/gate_noise.py.)"""
+    if comparison.guarantee_after is not False:
+        return []
+    tested = not comparison.candidate_deterministic and comparison.alpha is not None
+    if not tested and comparison.guarantee_before is not True:
         return []
     spec = METRICS_BY_NAME["error_rate_answered"]
     alpha = f" above the target {spec.format(comparison.alpha)}" if comparison.alpha is not None else ""
     error = spec.format(metrics["error_rate_answered"].candidate)
-    evidence = ""
-    if not comparison.candidate_deterministic and comparison.alpha is not None:
-        n, wrong = comparison.answered_after, comparison.errors_after
-        n_b, wrong_b = comparison.answered_before, comparison.errors_before
-        table = [[wrong, n - wrong], [wrong_b, n_b - wrong_b]]
-        p = float(fisher_exact(table, alternative="greater").pvalue) if n and n_b else 1.0
-        if p >= policy.max_p_value:
-            return []
-        evidence = (
-            f" ({wrong} wrong of {n} answered, the baseline {wrong_b} of {n_b}; one-sided Fisher exact "
-            f"p = {p:.3g})"
-        )
+    if not tested:
+        return [
+            Reason(
+                code="guarantee_lost",
+                message=f"the abstention guarantee held in the baseline and does not now: error among "
+                f"answered is {error}{alpha}",
+            )
+        ]
+    n, wrong = comparison.answered_after, comparison.errors_after
+    n_b, wrong_b = comparison.answered_before, comparison.errors_before
+    table = [[wrong, n - wrong], [wrong_b, n_b - wrong_b]]
+    p = float(fisher_exact(table, alternative="greater").pvalue) if n and n_b else 1.0
+    if p >= policy.max_p_value:
+        return []
+    held = "held in the baseline and does not now" if comparison.guarantee_before else "does not hold"
     return [
         Reason(
             code="guarantee_lost",
-            message=f"the abstention guarantee held in the baseline and does not now: error among answered "
-            f"is {error}{alpha}{evidence}",
+            message=f"the abstention guarantee {held}, and error among answered rose significantly: it is "
+            f"{error}{alpha} ({wrong} wrong of {n} answered, the baseline {wrong_b} of {n_b}; one-sided "
+            f"Fisher exact p = {p:.3g})",
         )
     ]
 
