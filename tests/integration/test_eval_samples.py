@@ -2,7 +2,8 @@
 through the cache, and the gate's verdict on them (`cairn eval`, `cairn eval --baseline`, `cairn gate`).
 
 The target is the tiny RAG function (tests/fakes/tiny_rag.py) behind a wrapper written per test, which can
-get one case wrong on the first ask only (flaky), on every ask (a real loss), or raise (an error).
+get one case wrong on the first ask only (flaky), on every ask (a real loss), on four of its first five asks
+only (split: known flaky, asked more), or raise (an error).
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def answer(question):
     if question == CASE_QUESTION:
         if MODE == "error":
             raise RuntimeError("backend down")
-        if MODE == "always" or (MODE == "first" and asks[question] == 1):
+        if MODE == "always" or (MODE == "first" and asks[question] == 1) or (
+            MODE == "split" and asks[question] in (1, 2, 4, 5)
+        ):
             return {{"answer": "It is 42 days.", "confidence": 0.9, "passages": []}}
     return tiny_answer(question)
 """
@@ -147,3 +150,23 @@ def test_eval__repeats__every_case_asked_n_times_and_a_rerun_is_served_from_the_
     report = json.loads(_report_of(tmp_path).read_text())
     assert {c["n_samples"] for c in report["per_case"]} == {2}
     assert report["notes"]["extra_samples"]["samples"] == 8
+
+
+def test_eval_baseline__confirmed_case_whose_samples_split__asked_five_more_and_passes_as_flaky(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Right in 1 of its first 5 asks, then right every time: "right in 3 of 3, now 1 of 5" (Fisher p .071)
+    # alone would be a loss; its samples disagree, so it is asked confirm_samples + 1 = 5 more times.
+    baseline = _baseline(tmp_path, capsys, monkeypatch)
+    folder = _project(tmp_path / "pr", "pr_rag_split", "split")
+    run = evaluate(folder, "tiny", capsys, monkeypatch, "--baseline", str(baseline))
+    assert run.code == 0, run.err
+    assert _asks(folder)[_question(_UNANSWERABLE)] == 10
+    assert "confirmation: 1 case(s) known flaky (their samples disagree): 5 more samples" in run.out
+    out = tmp_path / "decision.json"
+    monkeypatch.chdir(tmp_path)
+    assert main(["gate", str(baseline), str(_report_of(folder)), "--json", str(out)]) == 0
+    changes = json.loads(out.read_text())["comparison"]["changes"]
+    assert [(c["case_id"], c["outcome"], c["candidate"]["n_right"]) for c in changes] == [
+        (_UNANSWERABLE, "flaky", 6)
+    ]
