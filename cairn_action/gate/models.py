@@ -179,6 +179,13 @@ class Statistics(_Model):
     """Smallest correctness drop the one-sided McNemar test catches with 80% power at this n."""
     sample_notes: list[str] = Field(default_factory=list)
     """What the sample is too small to claim (curation guide's table)."""
+    samples_p_one_sided: float | None = None
+    """Addition: the one-sided Mantel-Haenszel p over every case's samples, stratified by case (the
+    correctness rule's test when neither side is deterministic); None when not computed."""
+    samples_right_before: int = 0
+    samples_before: int = 0
+    samples_right_after: int = 0
+    samples_after: int = 0
 
 
 class Refusal(_Model):

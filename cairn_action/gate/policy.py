@@ -18,6 +18,8 @@ from cairn_action.report.models import OverrideRecord, Report
 from cairn_action.score.metrics import METRICS_BY_NAME, MetricSpec
 
 _EPSILON = 1e-9
+MIN_BROKE_NET = 2
+"""The stratified correctness test fails a PR only when at least this many more cases broke than fixed."""
 
 
 def policy_of(baseline: Report, *, source: str = "baseline report") -> GateConfig:
@@ -147,8 +149,27 @@ def _incomplete_reasons(comparison: Comparison) -> list[Reason]:
 
 
 def _correctness_reason(comparison: Comparison, policy: GateConfig) -> list[Reason]:
+    """A deterministic side's verdicts are the whole truth: exact McNemar on them. Otherwise every sample
+    is evidence: a Mantel-Haenszel test stratified by case over both sides' samples (gate/stats.py)."""
     s = comparison.stats
-    if s is None or s.b <= s.c or s.mcnemar_p_one_sided >= policy.max_p_value:
+    if s is None:
+        return []
+    if not comparison.deterministic and s.samples_p_one_sided is not None:
+        # One case lost on its samples is the critical-case rule's business, as with a deterministic
+        # system (McNemar never fails on b = 1): the drop must show in at least two cases' verdicts.
+        if s.samples_p_one_sided >= policy.max_p_value or s.b - s.c < MIN_BROKE_NET:
+            return []
+        return [
+            Reason(
+                code="correctness_drop",
+                message=f"correctness dropped significantly: {s.b} broke and {s.c} fixed of {s.n_paired} "
+                f"paired cases; over every sample the baseline was right in {s.samples_right_before} of "
+                f"{s.samples_before}, this PR in {s.samples_right_after} of {s.samples_after}, one-sided "
+                f"Mantel-Haenszel test stratified by case p = {s.samples_p_one_sided:.3g} < "
+                f"{policy.max_p_value:g}",
+            )
+        ]
+    if s.b <= s.c or s.mcnemar_p_one_sided >= policy.max_p_value:
         return []
     return [
         Reason(

@@ -3,12 +3,14 @@ evidence from both sides (issue 23)."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from gate_fixtures import report
 
 from cairn_action.gate import run_gate
 from cairn_action.gate.confirm import flaky_plan
-from cairn_action.gate.stats import holm_adjusted
+from cairn_action.gate.stats import holm_adjusted, mantel_haenszel_drop
 from cairn_action.report.models import Report
 
 UNANSWERED = {"status": "answered", "answer_text": "Yes, it is.", "correct": False}
@@ -80,3 +82,40 @@ def test_gate__noisy_baseline_missed_alpha_by_noise__abstention_rule_still_decid
     (reason,) = [r for r in decision.reasons if r.code == "guarantee_lost"]
     assert reason.message.startswith("the abstention guarantee does not hold, and error among answered rose")
     assert "7 wrong of 9 answered, the baseline 2 of 9" in reason.message
+
+
+def test_mantel_haenszel_drop__one_table__hand_computed_with_continuity_correction() -> None:
+    # 3 of 3 against 0 of 5: E = 3 x 3 / 8, Var = 3 x 5 x 3 x 5 / (8^2 x 7), z = (3 - E - 0.5) / sqrt(Var)
+    z = (3 - 9 / 8 - 0.5) / math.sqrt(225 / 448)
+    result = mantel_haenszel_drop([(3, 3, 0, 5)])
+    assert result.p_one_sided == pytest.approx(0.5 * math.erfc(z / math.sqrt(2)), rel=1e-12)
+    assert (result.strata, result.right_before, result.n_after) == (1, 3, 5)
+
+
+def test_mantel_haenszel_drop__tables_without_information__skipped_and_p_one() -> None:
+    result = mantel_haenszel_drop([(3, 3, 1, 1), (0, 3, 0, 1), (1, 1, 0, 0)])
+    assert (result.strata, result.p_one_sided) == (0, 1.0)
+
+
+def test_gate__two_plain_cases_wrong_in_every_sample__correctness_drop_on_the_samples() -> None:
+    # McNemar on the verdicts (2 broke, 0 fixed) gives p = 0.25; the samples say more.
+    wrong = {"answer_text": "30 days", "correct": False, "token_f1": 0.0, "exact_match": False}
+    gone = {**wrong, "n_samples": 5, "n_right": 0}
+    baseline, candidate = _candidate({"ret-001": gone, "ret-002": gone})
+    rows = [
+        c.model_copy(update={"n_samples": 3, "n_right": int(bool(c.n_right)) * 3}) for c in baseline.per_case
+    ]
+    result = run_gate(baseline.model_copy(update={"per_case": rows}), candidate)
+    (reason,) = [r for r in result.decision.reasons if r.code == "correctness_drop"]
+    assert "one-sided Mantel-Haenszel test stratified by case" in reason.message
+    assert result.comparison.stats is not None and result.comparison.stats.mcnemar_p_one_sided == 0.25
+
+
+def test_gate__one_plain_case_wrong_in_every_sample__no_correctness_drop() -> None:
+    gone = {"answer_text": "30 days", "correct": False, "token_f1": 0.0, "n_samples": 5, "n_right": 0}
+    baseline, candidate = _candidate({"ret-001": gone})
+    rows = [
+        c.model_copy(update={"n_samples": 3, "n_right": int(bool(c.n_right)) * 3}) for c in baseline.per_case
+    ]
+    decision = run_gate(baseline.model_copy(update={"per_case": rows}), candidate).decision
+    assert "correctness_drop" not in {r.code for r in decision.reasons}
