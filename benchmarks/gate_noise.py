@@ -123,12 +123,18 @@ def quiet(argv: list[str]) -> int:
     return code
 
 
-def evaluate(work: Path, name: str, p: float, broken: list[str], baseline: Path | None) -> tuple[Path, dict]:
+def evaluate(
+    work: Path, name: str, p: float, broken: list[str], baseline: Path | None, control: bool = False
+) -> tuple[Path, dict, Path | None]:
+    """One `cairn eval`; with `control`, the base system (the same target without the candidate's broken
+    cases, on the same provider at the same time) is re-asked on the changed cases (`--control`)."""
     run = work / name
     run.mkdir()
-    (run / "cairn.toml").write_text(
-        CONFIG.format(corpus=ROOT / "data/sample", golden=ROOT / "golden/golden.jsonl", cache=run / "cache")
+    config = CONFIG.format(
+        corpus=ROOT / "data/sample", golden=ROOT / "golden/golden.jsonl", cache=run / "cache"
     )
+    (run / "cairn.toml").write_text(config)
+    (run / "base.toml").write_text(config.replace("noisy_target", "noisy_base"))
     os.environ["NOISE_P"] = str(p)
     os.environ["NOISE_BROKEN"] = json.dumps(broken)
     argv = [
@@ -140,7 +146,9 @@ def evaluate(work: Path, name: str, p: float, broken: list[str], baseline: Path 
         str(run / "run.jsonl"),
     ]
     if baseline is not None:
-        argv += ["--baseline", str(baseline)]
+        argv += ["--baseline", str(baseline), "--json", str(run / "eval.json")]
+        if control:
+            argv += ["--control", str(run / "base.toml")]
     cwd = Path.cwd()
     os.chdir(run)
     try:
@@ -148,14 +156,20 @@ def evaluate(work: Path, name: str, p: float, broken: list[str], baseline: Path 
     finally:
         os.chdir(cwd)
     path = run / "reports/latest/noisy.json"
-    return path, json.loads(path.read_text())
+    made = json.loads((run / "eval.json").read_text()).get("control") if baseline is not None else None
+    return path, json.loads(path.read_text()), run / made if made else None
 
 
-def gate(work: Path, baseline: Path, candidate: Path) -> tuple[bool, list[str]]:
+def gate(work: Path, baseline: Path, candidate: Path, control: Path | None) -> tuple[bool, list[str], bool]:
+    """(failed, reason codes, whether the decision says the environment shifted)."""
     out = work / f"gate-{time.monotonic_ns()}.json"
-    code = quiet(["gate", str(baseline), str(candidate), "--json", str(out)])
-    reasons = [r["code"] for r in json.loads(out.read_text())["decision"]["reasons"]]
-    return code == 1, reasons
+    argv = ["gate", str(baseline), str(candidate), "--json", str(out)]
+    if control is not None:
+        argv += ["--control", str(control)]
+    code = quiet(argv)
+    decision = json.loads(out.read_text())["decision"]
+    shifted = any(n.startswith("the environment shifted") for n in decision["notes"])
+    return code == 1, [r["code"] for r in decision["reasons"]], shifted
 
 
 KINDS = {
@@ -223,20 +237,26 @@ def main() -> None:
     parser.add_argument(
         "--noise", default="uniform", choices=["uniform", "mixed", "mixed_safety"], help="per-case noise"
     )
+    parser.add_argument("--control", action="store_true", help="re-ask the base system on changed cases")
     args = parser.parse_args()
     if not (ROOT / "data/sample").is_dir():
         quiet(["corpus", "generate", "--out", str(ROOT / "data/sample"), "--seed", "7"])
     work = Path(tempfile.mkdtemp(prefix="cairn-gate-noise-"))
     (work / "noisy_target.py").write_text(TARGET)
+    (work / "noisy_base.py").write_text(TARGET.replace('"NOISE_BROKEN"', '"NOISE_BROKEN_BASE"'))
     sys.path.insert(0, str(work))
     _, table = truth_table(work)
     picker = random.Random(args.seed)
     print(f"{len(table)} cases, {sum(c['right'] for c in table.values())} right; noise model {args.noise}")
-    print("| noise | p | candidate | pairs | gate failed | by reason | extra calls / changed case (median) |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"control: {'the base system re-asked on changed cases' if args.control else 'none'}")
+    print(
+        "| noise | p | candidate | pairs | gate failed | by reason | extra calls / changed case (median) | "
+        "says the environment shifted |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     started = time.monotonic()
     for p in args.p if args.noise == "uniform" else [0.0]:
-        results: dict[str, list[tuple[bool, list[str], float]]] = {k: [] for k in args.kinds}
+        results: dict[str, list[tuple[bool, list[str], float, bool]]] = {k: [] for k in args.kinds}
         for i in range(args.pairs):
             pair = work / f"p{p}-{i}"
             pair.mkdir()
@@ -244,29 +264,33 @@ def main() -> None:
             pair_truth = pair / "truth.json"
             pair_truth.write_text(json.dumps({q: {**c, "p": noise[q]} for q, c in table.items()}))
             os.environ["NOISE_TRUTH"] = str(pair_truth)
-            base_path, _ = evaluate(pair, "baseline", p, [], None)
+            base_path, _, _ = evaluate(pair, "baseline", p, [], None)
             for kind in results:
                 broken = broken_for(kind, table, picker)
                 os.environ["NOISE_SHIFT"] = str(shift_for(kind, table))
-                cand_path, cand = evaluate(pair, kind, p, broken, base_path)
+                cand_path, cand, control = evaluate(pair, kind, p, broken, base_path, args.control)
                 os.environ["NOISE_SHIFT"] = "0"
-                failed, reasons = gate(pair, base_path, cand_path)
+                failed, reasons, shifted = gate(pair, base_path, cand_path, control)
                 changed = sum(1 for c in cand["per_case"] if c["n_samples"] > 1)
                 extra = cand["notes"]["extra_samples"]["samples"]
-                results[kind].append((failed, reasons, extra / changed if changed else 0.0))
+                if control is not None:
+                    extra += json.loads(control.read_text())["notes"]["control"]["samples"]
+                results[kind].append((failed, reasons, extra / changed if changed else 0.0, shifted))
             shutil.rmtree(pair)
         for kind, rows in results.items():
-            fails = sum(f for f, _, _ in rows)
+            fails = sum(f for f, _, _, _ in rows)
+            shifted = sum(s for _, _, _, s in rows)
             by: dict[str, int] = {}
-            for f, reasons, _ in rows:
+            for f, reasons, _, _ in rows:
                 for code in set(reasons) if f else ():
                     by[code] = by.get(code, 0) + 1
-            ratios = sorted(r for _, _, r in rows)
+            ratios = sorted(r for _, _, r, _ in rows)
             median = ratios[len(ratios) // 2] if ratios else 0.0
             shown = "-" if args.noise != "uniform" else f"{p:g}"
             print(
                 f"| {args.noise} | {shown} | {KINDS[kind]} | {len(rows)} | {fails / len(rows):.1%} | "
-                f"{', '.join(f'{k} {v}' for k, v in sorted(by.items())) or '-'} | {median:.1f} |",
+                f"{', '.join(f'{k} {v}' for k, v in sorted(by.items())) or '-'} | {median:.1f} | "
+                f"{shifted / len(rows):.0%} |",
                 flush=True,
             )
     print(f"({time.monotonic() - started:.0f} s)")

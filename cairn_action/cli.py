@@ -122,6 +122,14 @@ def build_parser() -> argparse.ArgumentParser:
         "errored ones once. Without it, every case is asked [gate] baseline_samples times",
     )
     ev.add_argument(
+        "--control",
+        type=Path,
+        metavar="BASE_CONFIG",
+        help="with --baseline: also re-ask the base system (this config, e.g. the base branch's) on every "
+        "case whose verdict differs from the baseline's ([gate] baseline_samples times) and write a "
+        "control report under reports/control/ for `cairn gate --control`",
+    )
+    ev.add_argument(
         "--json",
         type=Path,
         metavar="FILE",
@@ -158,6 +166,14 @@ def build_parser() -> argparse.ArgumentParser:
         "baseline", type=Path, help="the baseline report (reports/latest/<config>.json from the base branch)"
     )
     gate.add_argument("candidate", type=Path, help="the report of this change")
+    gate.add_argument(
+        "--control",
+        type=Path,
+        metavar="REPORT",
+        help="a control report (`cairn eval --baseline BASELINE --control BASE_CONFIG`): the base system "
+        "re-asked at the same time as this change on the cases it changed; the change is compared with "
+        "it there, so a shift of the provider since the baseline is not blamed on the change",
+    )
     gate.add_argument("--markdown", type=Path, help="write the pull-request comment (and job summary) here")
     gate.add_argument(
         "--json",

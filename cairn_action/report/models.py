@@ -209,6 +209,21 @@ class ExtraSamples(_Model):
     """None when some call's price was unknown."""
 
 
+class ControlNote(_Model):
+    """Addition: this report is a *control*: the baseline with the cases a pull request changed re-asked of
+    the base system at the same time as the pull request (`cairn eval --baseline B --control BASE.toml`).
+    Every other row and every aggregate is the baseline's."""
+
+    cases: list[str] = Field(default_factory=list)
+    """The re-asked cases, whose rows are the base system's answers now."""
+    samples: int = 0
+    calls: int = 0
+    """Provider calls the control made (cache hits not counted)."""
+    cost_usd: float | None = 0.0
+    """None when some call's price was unknown."""
+    created_at: str = ""
+
+
 class Notes(_Model):
     threshold_source: str = "uncalibrated (model abstain flag)"
     """`calibrated (...)` or `uncalibrated (model abstain flag)`: read it first."""
@@ -250,6 +265,8 @@ class Notes(_Model):
     """The config's [gate] section at the time of the run: a comparison uses the *baseline's* policy,
     so a pull request cannot loosen its own gate."""
     extra: dict[str, str] = Field(default_factory=dict)
+    control: ControlNote | None = None
+    """Addition: set only on a control report (see ControlNote)."""
     config: dict[str, object] = Field(default_factory=dict)
     """Addition: the experiment the config hash identifies, as dotted keys (`chunking.size`: 800; URLs
     without credentials): the comment's config diff. Empty in reports written before it existed."""

@@ -170,3 +170,53 @@ def test_eval_baseline__confirmed_case_whose_samples_split__asked_five_more_and_
     assert [(c["case_id"], c["outcome"], c["candidate"]["n_right"]) for c in changes] == [
         (_UNANSWERABLE, "flaky", 6)
     ]
+
+
+@pytest.mark.parametrize(
+    ("base_now", "status", "code", "shifted"),
+    [("never", "regression", 1, False), ("always", "pass", 0, True)],
+)
+def test_eval_baseline_with_control__base_system_reasked_now__blames_the_pr_only_when_the_base_still_answers(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    base_now: str,
+    status: str,
+    code: int,
+    shifted: bool,
+) -> None:
+    # The PR gets the unanswerable case wrong every time. The control re-asks the base system now: still
+    # right (a real regression), or wrong as well (the environment moved since the baseline: a bad day).
+    baseline = _baseline(tmp_path, capsys, monkeypatch)
+    folder = _project(tmp_path / "pr", f"pr_rag_ctl_{base_now}", "always")
+    control_config = _project(tmp_path / "base_now", f"base_rag_now_{base_now}", base_now) / "cairn.toml"
+    run = evaluate(
+        folder, "tiny", capsys, monkeypatch, "--baseline", str(baseline), "--control", str(control_config)
+    )
+    assert run.code == 0, run.err
+    assert "control: re-asked the base system on 1 changed case(s) (3 samples" in run.out
+    assert _asks(tmp_path / "base_now") == {_question(_UNANSWERABLE): 3}  # only the changed case, 3 times
+    control = sorted((folder / "reports" / "control").glob("tiny-*.json"))[-1]
+    note = json.loads(control.read_text())["notes"]["control"]
+    assert (note["cases"], note["samples"]) == ([_UNANSWERABLE], 3)
+
+    out = tmp_path / "decision.json"
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    argv = ["gate", str(baseline), str(_report_of(folder)), "--control", str(control), "--json", str(out)]
+    assert main(argv) == code
+    decision = json.loads(out.read_text())["decision"]
+    assert decision["status"] == status
+    assert decision["notes"][0].startswith("the environment shifted since the baseline") is shifted
+    assert ("the base system was re-asked now on the 1 case(s) this PR changed (3 samples") in decision[
+        "notes"
+    ][0]
+
+
+def test_eval__control_without_baseline__usage_error_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _project(tmp_path / "pr", "pr_rag_ctl_alone", "never")
+    run = evaluate(folder, "tiny", capsys, monkeypatch, "--control", str(folder / "cairn.toml"))
+    assert run.code == 2
+    assert "--control needs --baseline" in run.err and "Traceback" not in run.err

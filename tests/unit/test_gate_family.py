@@ -119,3 +119,44 @@ def test_gate__one_plain_case_wrong_in_every_sample__no_correctness_drop() -> No
     ]
     decision = run_gate(baseline.model_copy(update={"per_case": rows}), candidate).decision
     assert "correctness_drop" not in {r.code for r in decision.reasons}
+
+
+def _control(baseline: Report, rows: dict[str, dict[str, object]]) -> Report:
+    """A control report of `baseline`: the named rows re-asked now (see report/control.py)."""
+    from cairn_action.report.models import ControlNote
+
+    per_case = [c.model_copy(update=rows[c.case_id]) if c.case_id in rows else c for c in baseline.per_case]
+    note = ControlNote(cases=sorted(rows), samples=3 * len(rows), calls=3 * len(rows), cost_usd=0.0)
+    return baseline.model_copy(
+        update={"per_case": per_case, "notes": baseline.notes.model_copy(update={"control": note})}
+    )
+
+
+def test_gate_with_control__base_system_wrong_now_too__not_blamed_and_the_environment_shifted() -> None:
+    baseline, candidate = report("noisy_baseline"), report("noisy_lost")
+    now_wrong = next(c for c in candidate.per_case if c.case_id == "ret-008")
+    control = _control(
+        baseline, {"ret-008": now_wrong.model_copy(update={"n_samples": 3, "n_right": 0}).model_dump()}
+    )
+    result = run_gate(baseline, candidate, control=control)
+    assert result.decision.status == "pass"
+    assert result.decision.notes[0].startswith("the environment shifted since the baseline")
+    assert "right in 0 of 3 samples now, 3 of 3 in the baseline" in result.decision.notes[0]
+
+
+def test_gate_with_control__base_system_still_right__the_loss_stands() -> None:
+    baseline, candidate = report("noisy_baseline"), report("noisy_lost")
+    result = run_gate(baseline, candidate, control=_control(baseline, {"ret-008": {}}))
+    assert result.decision.status == "regression"
+    assert result.decision.notes[0].startswith("control: the base system was re-asked now on the 1 case(s)")
+
+
+def test_gate_with_control__not_a_control_or_of_another_baseline__data_error_exit_2() -> None:
+    from cairn_action.errors import DataError
+
+    baseline, candidate = report("noisy_baseline"), report("noisy_lost")
+    with pytest.raises(DataError, match="not a control report"):
+        run_gate(baseline, candidate, control=baseline)
+    other = _control(baseline, {"ret-008": {}}).model_copy(update={"corpus_hash": "f" * 64})
+    with pytest.raises(DataError, match="does not belong to this baseline"):
+        run_gate(baseline, candidate, control=other)
