@@ -209,6 +209,12 @@ def _notes(
             f"{' and '.join(uncalibrated)} uncalibrated (model abstain flag): the abstention guarantee "
             "is not a guarantee there"
         )
+    depth_b, depth_c = baseline.notes.retrieval_depth, candidate.notes.retrieval_depth
+    if depth_b != depth_c:
+        notes.append(
+            f"MRR is reciprocal rank within retrieval.depth: the baseline's is MRR@{depth_b}, this PR's "
+            f"MRR@{depth_c}, not the same measure"
+        )
     if baseline.cairn_version != candidate.cairn_version:
         notes.append(
             f"cairn versions differ: baseline {baseline.cairn_version}, candidate {candidate.cairn_version}"

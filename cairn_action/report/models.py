@@ -30,7 +30,8 @@ class RetrievalMetrics(_Model):
     ndcg_at_10: float | None = None
     """One relevant chunk: mean of 1 / log2(rank + 1) within the top 10, else 0."""
     mrr: float | None = None
-    """Mean of 1 / rank, 0 when the supporting chunk never surfaced within the retrieval depth."""
+    """Mean of 1 / rank, 0 when the supporting chunk never surfaced within the retrieval depth: MRR@D for
+    D = notes.retrieval_depth (trec_eval's recip_rank has no cut-off); two depths, two measures."""
     n_with_support: int = 0
     """The denominator: scored cases whose support quote was located in the chunk store. A case whose
     support never surfaced counts 0 and stays in it."""

@@ -160,3 +160,13 @@ def test_gate_with_control__not_a_control_or_of_another_baseline__data_error_exi
     other = _control(baseline, {"ret-008": {}}).model_copy(update={"corpus_hash": "f" * 64})
     with pytest.raises(DataError, match="does not belong to this baseline"):
         run_gate(baseline, candidate, control=other)
+
+
+def test_compare__retrieval_depths_differ__note_names_both_mrr_cut_offs() -> None:
+    baseline = report("noisy_baseline")
+    deeper = baseline.model_copy(update={"notes": baseline.notes.model_copy(update={"retrieval_depth": 20})})
+    notes = run_gate(baseline, deeper).comparison.notes
+    assert (
+        "MRR is reciprocal rank within retrieval.depth: the baseline's is MRR@10, this PR's MRR@20"
+        in " ".join(notes)
+    )
