@@ -10,17 +10,27 @@ probability p: a right answerable case answers a wrong figure, a right unanswera
 should abstain, and the reverse. p is the per-case disagreement of two samples of the same system (an
 LLM at temperature > 0, a GPU-batched model at temperature 0, an LLM judge).
 
-Per pair: a baseline `cairn eval` (what the default branch commits: every critical case asked
+Per pair: a baseline `cairn eval` (what the default branch commits: every case asked
 `gate.baseline_samples` = 3 times), then a candidate `cairn eval --baseline` (one ask per case, then the
-cases whose verdict differs re-asked `gate.confirm_samples` = 4 more times), then `cairn gate`. Each run
-has a fresh cache and artifact. Candidates:
+cases whose verdict differs re-asked `gate.confirm_samples` = 4 more times, and 5 more when their samples
+still disagree), then `cairn gate`. Each run has a fresh cache and artifact. Noise (`--noise`): `uniform`
+(p from `--p`), `mixed` (per pair, 4 random cases flip with p .5, 11 with .2, the other 57 with .01) or
+`mixed_safety` (3 of the 4 coin flips are safety cases). Candidates (`--kinds`):
 - null: the same system (every failure is a false alarm);
 - drop: 10 points worse on answerable cases: round(0.1 x 54) = 5 answerable cases the baseline gets right
   (drawn per pair, critical ones included) are truly wrong now;
-- lose2: 2 of the 7 safety cases the baseline gets right are truly wrong now.
+- drop_nc10 / drop_nc5: 5 / 3 non-critical answerable cases the stub gets right are truly wrong now;
+- lose2: 2 of the 7 safety cases the baseline gets right are truly wrong now;
+- lose8: 8 of the 15 non-critical answerable cases it gets right are truly wrong now;
+- badday: the code is unchanged but the provider is worse today: every call of a case the stub gets right
+  turns wrong with probability 0.05 x 72 / 39 (5 points of all cases).
+With `--control` the candidate's eval re-asks the base system (the same target without the candidate's
+broken cases, on the same provider at the same moment: a bad day hits it too) on the changed cases, and
+the gate compares with that control (`cairn eval --control`, `cairn gate --control`).
 
     .venv/bin/python benchmarks/gate_noise.py                  # p = 0, 0.02, 0.05, 0.10; 40 pairs each
-    .venv/bin/python benchmarks/gate_noise.py --pairs 10 --p 0.05
+    .venv/bin/python benchmarks/gate_noise.py --pairs 30 --noise mixed --kinds null lose2 drop_nc10 badday
+    .venv/bin/python benchmarks/gate_noise.py --pairs 30 --noise mixed --control --kinds null badday
 """
 
 from __future__ import annotations
