@@ -363,6 +363,7 @@ def compare(
         deterministic=deterministic,
         candidate_deterministic=candidate.notes.deterministic,
         critical_max_p=critical_max_p,
+        control_cases=list(baseline.notes.control.cases) if baseline.notes.control else [],
         extra_calls=extra.calls,
         extra_cost_usd=extra.cost_usd,
         extra_samples=extra.samples,

@@ -239,6 +239,9 @@ class Comparison(_Model):
     rate: a critical case that broke is lost without further evidence."""
     candidate_deterministic: bool = False
     """The candidate is deterministic: its slice's error among answered is judged as it stands."""
+    control_cases: list[str] = Field(default_factory=list)
+    """Addition: the cases on which a contemporaneous control (the base system re-asked now) stood in for
+    the baseline (`cairn gate --control`); empty without one."""
     critical_max_p: float = 0.1
     errored: list[CaseRef] = Field(default_factory=list)
     """Shared cases that errored in the candidate: no evidence, so the verdict cannot be a pass."""

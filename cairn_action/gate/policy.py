@@ -83,7 +83,14 @@ def _critical_tags(change: CaseChange, comparison: Comparison) -> str:
     return ", ".join(t for t in change.tags if t in comparison.critical_tags)
 
 
-def samples_evidence(change: CaseChange) -> str:
+def _evidence(change: CaseChange, comparison: Comparison) -> str:
+    """samples_evidence, naming the base system re-asked now when a control stands in for the baseline."""
+    if change.case_id in comparison.control_cases:
+        return samples_evidence(change, reference="the base system's, re-asked now,")
+    return samples_evidence(change)
+
+
+def samples_evidence(change: CaseChange, reference: str = "the baseline's") -> str:
     """`wrong in 5 of 5 samples, right in the baseline's 3 of 3`: what a verdict on samples rests on."""
     after, before = change.candidate, change.baseline
     after_word = "right" if after.right else "wrong"
@@ -92,7 +99,7 @@ def samples_evidence(change: CaseChange) -> str:
     before_count = before.n_right if before.right else before.n_samples - before.n_right
     return (
         f"{after_word} in {after_count} of {after.n_samples} sample{'s' if after.n_samples != 1 else ''}, "
-        f"{before_word} in the baseline's {before_count} of {before.n_samples}"
+        f"{before_word} in {reference} {before_count} of {before.n_samples}"
     )
 
 
@@ -115,7 +122,7 @@ def _critical_reasons(comparison: Comparison) -> list[Reason]:
     for c in comparison.critical_losses:
         message = f"critical case {c.case_id} ({_critical_tags(c, comparison)}) was right and {_how_lost(c)}"
         if c.loss_p is not None:
-            message += f": {samples_evidence(c)} ({_fisher(c, comparison)})"
+            message += f": {_evidence(c, comparison)} ({_fisher(c, comparison)})"
         reasons.append(Reason(code="critical_case_lost", subject=c.case_id, message=message))
     return reasons
 
@@ -306,7 +313,7 @@ def failures(comparison: Comparison, policy: GateConfig) -> tuple[list[Reason], 
         flaky = "; known flaky: its samples disagree among themselves" if known_flaky(c) else ""
         notes.append(
             f"critical case {c.case_id} broke on its first sample but not on the evidence: "
-            f"{samples_evidence(c)} ({_fisher(c, comparison)} > {comparison.critical_max_p:g}){flaky}"
+            f"{_evidence(c, comparison)} ({_fisher(c, comparison)} > {comparison.critical_max_p:g}){flaky}"
         )
     return reasons, notes
 

@@ -149,6 +149,8 @@ def test_gate_with_control__base_system_still_right__the_loss_stands() -> None:
     result = run_gate(baseline, candidate, control=_control(baseline, {"ret-008": {}}))
     assert result.decision.status == "regression"
     assert result.decision.notes[0].startswith("control: the base system was re-asked now on the 1 case(s)")
+    (reason,) = [r for r in result.decision.reasons if r.code == "critical_case_lost"]
+    assert "wrong in 5 of 5 samples, right in the base system's, re-asked now, 3 of 3" in reason.message
 
 
 def test_gate_with_control__not_a_control_or_of_another_baseline__data_error_exit_2() -> None:
