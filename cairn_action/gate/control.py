@@ -13,9 +13,10 @@ from cairn_action.gate.outcome import tally, verdict
 from cairn_action.gate.stats import mantel_haenszel_drop
 from cairn_action.report.models import Report
 
-SHIFT_P = 0.2
+SHIFT_P = 0.1
 """The comment says the environment shifted when the control is right less often than the baseline on
-the re-asked cases at this one-sided level (and at least one of them turned wrong)."""
+the re-asked cases at this one-sided level (and at least one of them turned wrong). At 0.2 it said so in
+7 to 20 % of pairs where nothing shifted (benchmarks/README.md)."""
 
 
 def check_control(baseline: Report, control: Report, *, source: str) -> None:
@@ -51,7 +52,6 @@ def shift_note(baseline: Report, control: Report) -> tuple[bool, str]:
         f"the base system was re-asked now on the {len(ids)} case(s) this PR changed ({note.samples} "
         f"samples, {note.calls} provider call(s){cost}), and this PR is compared with it there"
     )
-    # A note, not a verdict (the verdict already compares the PR with the control), so a looser level.
     shifted = down > 0 and test.p_one_sided < SHIFT_P
     if not shifted:
         return False, f"control: {asked}; it answers as the baseline did ({down} now wrong, {up} now right)"
@@ -59,5 +59,5 @@ def shift_note(baseline: Report, control: Report) -> tuple[bool, str]:
         f"the environment shifted since the baseline: {asked}; the base system itself now gets {down} of "
         f"them wrong that the baseline got right (right in {test.right_after} of {test.n_after} samples "
         f"now, {test.right_before} of {test.n_before} in the baseline; one-sided Mantel-Haenszel p = "
-        f"{test.p_one_sided:.3g}), so those changes are not this PR's"
+        f"{test.p_one_sided:.3g}): on those cases this PR is judged against the base system as it answers now"
     )
