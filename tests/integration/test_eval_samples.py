@@ -1,4 +1,4 @@
-"""Samples per case, end to end: baseline samples of critical cases, confirmation of what changed, repeats
+"""Samples per case, end to end: baseline samples of every case, confirmation of what changed, repeats
 through the cache, and the gate's verdict on them (`cairn eval`, `cairn eval --baseline`, `cairn gate`).
 
 The target is the tiny RAG function (tests/fakes/tiny_rag.py) behind a wrapper written per test, which can
