@@ -62,10 +62,11 @@ def judge_answer(
     answer_text: str,
     clock: Callable[[], float],
     *,
-    sample: int = 0,
+    sample: int,
 ) -> Judged:
     """The verdict on `answer_text` in sample `sample` of the case, with the judge's provider call when it
-    made (or replayed) one."""
+    made (or replayed) one. `sample` is required: a caller that forgot it would copy sample 0's grade into
+    every sample of a case (every judging process, the evaluation's or the trusted Action's, passes it)."""
     # A class check, not the runtime Protocol check: that one costs ~0.3 ms a case, on every case.
     if not isinstance(judge, LLMJudge):
         return Judged(verdict=judge.judge(case, answer_text))
