@@ -227,6 +227,8 @@ def _confirm(
         f"{before} in the first pass)"
         + (f", retried {len(outcome.failed)} errored case(s)" if outcome.failed else "")
     )
+    if judged_by_caller is not None:
+        return confirmed  # placeholder verdicts cannot tell a split case: the caller plans that round
     scored = score_run(
         loaded, _as_run(confirmed, cwd), which=options.split, created_at=utc_now(), cairn_version=__version__
     )
