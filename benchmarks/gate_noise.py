@@ -10,17 +10,27 @@ probability p: a right answerable case answers a wrong figure, a right unanswera
 should abstain, and the reverse. p is the per-case disagreement of two samples of the same system (an
 LLM at temperature > 0, a GPU-batched model at temperature 0, an LLM judge).
 
-Per pair: a baseline `cairn eval` (what the default branch commits: every critical case asked
+Per pair: a baseline `cairn eval` (what the default branch commits: every case asked
 `gate.baseline_samples` = 3 times), then a candidate `cairn eval --baseline` (one ask per case, then the
-cases whose verdict differs re-asked `gate.confirm_samples` = 4 more times), then `cairn gate`. Each run
-has a fresh cache and artifact. Candidates:
+cases whose verdict differs re-asked `gate.confirm_samples` = 4 more times, and 5 more when their samples
+still disagree), then `cairn gate`. Each run has a fresh cache and artifact. Noise (`--noise`): `uniform`
+(p from `--p`), `mixed` (per pair, 4 random cases flip with p .5, 11 with .2, the other 57 with .01) or
+`mixed_safety` (3 of the 4 coin flips are safety cases). Candidates (`--kinds`):
 - null: the same system (every failure is a false alarm);
 - drop: 10 points worse on answerable cases: round(0.1 x 54) = 5 answerable cases the baseline gets right
   (drawn per pair, critical ones included) are truly wrong now;
-- lose2: 2 of the 7 safety cases the baseline gets right are truly wrong now.
+- drop_nc10 / drop_nc5: 5 / 3 non-critical answerable cases the stub gets right are truly wrong now;
+- lose2: 2 of the 7 safety cases the baseline gets right are truly wrong now;
+- lose8: 8 of the 15 non-critical answerable cases it gets right are truly wrong now;
+- badday: the code is unchanged but the provider is worse today: every call of a case the stub gets right
+  turns wrong with probability 0.05 x 72 / 39 (5 points of all cases).
+With `--control` the candidate's eval re-asks the base system (the same target without the candidate's
+broken cases, on the same provider at the same moment: a bad day hits it too) on the changed cases, and
+the gate compares with that control (`cairn eval --control`, `cairn gate --control`).
 
     .venv/bin/python benchmarks/gate_noise.py                  # p = 0, 0.02, 0.05, 0.10; 40 pairs each
-    .venv/bin/python benchmarks/gate_noise.py --pairs 10 --p 0.05
+    .venv/bin/python benchmarks/gate_noise.py --pairs 30 --noise mixed --kinds null lose2 drop_nc10 badday
+    .venv/bin/python benchmarks/gate_noise.py --pairs 30 --noise mixed --control --kinds null badday
 """
 
 from __future__ import annotations
@@ -46,20 +56,22 @@ TARGET = """
 import json, os, random
 
 _rng = random.SystemRandom()
-_TRUTH = None
+_TRUTH = {}
 
 
 def answer(question):
-    global _TRUTH
-    if _TRUTH is None:
-        with open(os.environ["NOISE_TRUTH"]) as handle:
-            _TRUTH = json.load(handle)
-    case = _TRUTH[question]
-    p = float(os.environ["NOISE_P"])
+    path = os.environ["NOISE_TRUTH"]
+    if path not in _TRUTH:
+        with open(path) as handle:
+            _TRUTH[path] = json.load(handle)
+    case = _TRUTH[path][question]
+    p = case.get("p", float(os.environ["NOISE_P"]))
     broken = set(json.loads(os.environ.get("NOISE_BROKEN", "[]")))
     right = case["right"] and case["id"] not in broken
     if _rng.random() < p:
         right = not right
+    if right and _rng.random() < float(os.environ.get("NOISE_SHIFT", "0")):
+        right = False  # a bad day: the provider is worse on every call, whatever the code
     passages = [{"id": f"{case['id']}-p", "text": case["quote"]}] if case["quote"] else []
     if case["answerable"]:
         if right:
@@ -121,12 +133,18 @@ def quiet(argv: list[str]) -> int:
     return code
 
 
-def evaluate(work: Path, name: str, p: float, broken: list[str], baseline: Path | None) -> tuple[Path, dict]:
+def evaluate(
+    work: Path, name: str, p: float, broken: list[str], baseline: Path | None, control: bool = False
+) -> tuple[Path, dict, Path | None]:
+    """One `cairn eval`; with `control`, the base system (the same target without the candidate's broken
+    cases, on the same provider at the same time) is re-asked on the changed cases (`--control`)."""
     run = work / name
     run.mkdir()
-    (run / "cairn.toml").write_text(
-        CONFIG.format(corpus=ROOT / "data/sample", golden=ROOT / "golden/golden.jsonl", cache=run / "cache")
+    config = CONFIG.format(
+        corpus=ROOT / "data/sample", golden=ROOT / "golden/golden.jsonl", cache=run / "cache"
     )
+    (run / "cairn.toml").write_text(config)
+    (run / "base.toml").write_text(config.replace("noisy_target", "noisy_base"))
     os.environ["NOISE_P"] = str(p)
     os.environ["NOISE_BROKEN"] = json.dumps(broken)
     argv = [
@@ -138,7 +156,9 @@ def evaluate(work: Path, name: str, p: float, broken: list[str], baseline: Path 
         str(run / "run.jsonl"),
     ]
     if baseline is not None:
-        argv += ["--baseline", str(baseline)]
+        argv += ["--baseline", str(baseline), "--json", str(run / "eval.json")]
+        if control:
+            argv += ["--control", str(run / "base.toml")]
     cwd = Path.cwd()
     os.chdir(run)
     try:
@@ -146,14 +166,76 @@ def evaluate(work: Path, name: str, p: float, broken: list[str], baseline: Path 
     finally:
         os.chdir(cwd)
     path = run / "reports/latest/noisy.json"
-    return path, json.loads(path.read_text())
+    made = json.loads((run / "eval.json").read_text()).get("control") if baseline is not None else None
+    return path, json.loads(path.read_text()), run / made if made else None
 
 
-def gate(work: Path, baseline: Path, candidate: Path) -> tuple[bool, list[str]]:
+def gate(work: Path, baseline: Path, candidate: Path, control: Path | None) -> tuple[bool, list[str], bool]:
+    """(failed, reason codes, whether the decision says the environment shifted)."""
     out = work / f"gate-{time.monotonic_ns()}.json"
-    code = quiet(["gate", str(baseline), str(candidate), "--json", str(out)])
-    reasons = [r["code"] for r in json.loads(out.read_text())["decision"]["reasons"]]
-    return code == 1, reasons
+    argv = ["gate", str(baseline), str(candidate), "--json", str(out)]
+    if control is not None:
+        argv += ["--control", str(control)]
+    code = quiet(argv)
+    decision = json.loads(out.read_text())["decision"]
+    shifted = any(n.startswith("the environment shifted") for n in decision["notes"])
+    return code == 1, [r["code"] for r in decision["reasons"]], shifted
+
+
+KINDS = {
+    "null": "same system (false alarm)",
+    "drop": "10 points worse",
+    "drop_nc10": "10 points worse, non-critical",
+    "drop_nc5": "5 points worse, non-critical",
+    "lose2": "2 safety lost",
+    "lose8": "8 non-critical lost",
+    "badday": "bad day (code unchanged)",
+}
+
+
+def per_case_noise(table: dict, model: str, p: float, picker: random.Random) -> dict:
+    """Each case's flip probability: `uniform` p everywhere; `mixed` 57 cases at .01, 11 at .2 and 4 at .5
+    (drawn per pair); `mixed_safety` the same with 3 safety cases among the 4 coin flips."""
+    if model == "uniform":
+        return {q: p for q in table}
+    questions = sorted(table)
+    if model == "mixed_safety":
+        safety = [q for q in questions if "safety" in table[q]["tags"]]
+        coins = picker.sample(safety, 3)
+        rest = [q for q in questions if q not in coins]
+        coins += picker.sample(rest, 1)
+    else:
+        coins = picker.sample(questions, 4)
+    rest = [q for q in questions if q not in coins]
+    twenties = set(picker.sample(rest, 11))
+    return {q: 0.5 if q in coins else 0.2 if q in twenties else 0.01 for q in questions}
+
+
+def broken_for(kind: str, table: dict, picker: random.Random) -> list[str]:
+    """The cases a worse candidate (or a bad day's provider) gets truly wrong."""
+    answerable_right = sorted(c["id"] for c in table.values() if c["answerable"] and c["right"])
+    safety_right = sorted(c["id"] for c in table.values() if c["right"] and "safety" in c["tags"])
+    plain_right = sorted(
+        c["id"] for c in table.values() if c["answerable"] and c["right"] and "safety" not in c["tags"]
+    )
+    n_answerable = sum(c["answerable"] for c in table.values())
+    return {
+        "null": lambda: [],
+        "drop": lambda: picker.sample(answerable_right, round(0.1 * n_answerable)),
+        "drop_nc10": lambda: picker.sample(plain_right, round(0.1 * n_answerable)),
+        "drop_nc5": lambda: picker.sample(plain_right, round(0.05 * n_answerable)),
+        "lose2": lambda: picker.sample(safety_right, 2),
+        "lose8": lambda: picker.sample(plain_right, 8),
+        "badday": lambda: [],  # NOISE_SHIFT instead: see shift_for
+    }[kind]()
+
+
+def shift_for(kind: str, table: dict) -> float:
+    """A bad day: the provider gets 5 points of all cases wrong that it gets right on other days, on every
+    call (a right case turns wrong with probability 0.05 x cases / right cases, about 0.09)."""
+    if kind != "badday":
+        return 0.0
+    return 0.05 * len(table) / sum(c["right"] for c in table.values())
 
 
 def main() -> None:
@@ -161,56 +243,64 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=40)
     parser.add_argument("--p", type=float, nargs="*", default=[0.0, 0.02, 0.05, 0.10])
     parser.add_argument("--seed", type=int, default=12, help="which cases a worse candidate breaks")
-    parser.add_argument("--kinds", nargs="*", default=["null", "drop", "lose2"], help="candidates to run")
+    parser.add_argument("--kinds", nargs="*", default=["null", "drop", "lose2"], choices=sorted(KINDS))
+    parser.add_argument(
+        "--noise", default="uniform", choices=["uniform", "mixed", "mixed_safety"], help="per-case noise"
+    )
+    parser.add_argument("--control", action="store_true", help="re-ask the base system on changed cases")
     args = parser.parse_args()
     if not (ROOT / "data/sample").is_dir():
         quiet(["corpus", "generate", "--out", str(ROOT / "data/sample"), "--seed", "7"])
     work = Path(tempfile.mkdtemp(prefix="cairn-gate-noise-"))
     (work / "noisy_target.py").write_text(TARGET)
+    (work / "noisy_base.py").write_text(TARGET.replace('"NOISE_BROKEN"', '"NOISE_BROKEN_BASE"'))
     sys.path.insert(0, str(work))
-    truth_path, table = truth_table(work)
-    os.environ["NOISE_TRUTH"] = str(truth_path)
+    _, table = truth_table(work)
     picker = random.Random(args.seed)
-    answerable_right = sorted(c["id"] for c in table.values() if c["answerable"] and c["right"])
-    safety_right = sorted(c["id"] for c in table.values() if c["right"] and "safety" in c["tags"])
-    n_drop = round(0.1 * sum(c["answerable"] for c in table.values()))
+    print(f"{len(table)} cases, {sum(c['right'] for c in table.values())} right; noise model {args.noise}")
+    print(f"control: {'the base system re-asked on changed cases' if args.control else 'none'}")
     print(
-        f"{len(table)} cases, {sum(c['right'] for c in table.values())} right; drop breaks {n_drop} of "
-        f"{len(answerable_right)} right answerable cases, lose2 2 of {len(safety_right)} right safety cases"
+        "| noise | p | candidate | pairs | gate failed | by reason | extra calls / changed case (median) | "
+        "says the environment shifted |"
     )
-    print("| p | candidate | pairs | gate failed | by reason | extra calls / changed case (median) |")
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     started = time.monotonic()
-    for p in args.p:
-        results: dict[str, list[tuple[bool, list[str], float]]] = {k: [] for k in args.kinds}
+    for p in args.p if args.noise == "uniform" else [0.0]:
+        results: dict[str, list[tuple[bool, list[str], float, bool]]] = {k: [] for k in args.kinds}
         for i in range(args.pairs):
             pair = work / f"p{p}-{i}"
             pair.mkdir()
-            base_path, _ = evaluate(pair, "baseline", p, [], None)
+            noise = per_case_noise(table, args.noise, p, picker)
+            pair_truth = pair / "truth.json"
+            pair_truth.write_text(json.dumps({q: {**c, "p": noise[q]} for q, c in table.items()}))
+            os.environ["NOISE_TRUTH"] = str(pair_truth)
+            base_path, _, _ = evaluate(pair, "baseline", p, [], None)
             for kind in results:
-                broken = {
-                    "null": [],
-                    "drop": picker.sample(answerable_right, n_drop),
-                    "lose2": picker.sample(safety_right, 2),
-                }[kind]
-                cand_path, cand = evaluate(pair, kind, p, broken, base_path)
-                failed, reasons = gate(pair, base_path, cand_path)
+                broken = broken_for(kind, table, picker)
+                os.environ["NOISE_SHIFT"] = str(shift_for(kind, table))
+                cand_path, cand, control = evaluate(pair, kind, p, broken, base_path, args.control)
+                os.environ["NOISE_SHIFT"] = "0"
+                failed, reasons, shifted = gate(pair, base_path, cand_path, control)
                 changed = sum(1 for c in cand["per_case"] if c["n_samples"] > 1)
                 extra = cand["notes"]["extra_samples"]["samples"]
-                results[kind].append((failed, reasons, extra / changed if changed else 0.0))
+                if control is not None:
+                    extra += json.loads(control.read_text())["notes"]["control"]["samples"]
+                results[kind].append((failed, reasons, extra / changed if changed else 0.0, shifted))
             shutil.rmtree(pair)
         for kind, rows in results.items():
-            fails = sum(f for f, _, _ in rows)
+            fails = sum(f for f, _, _, _ in rows)
+            shifted = sum(s for _, _, _, s in rows)
             by: dict[str, int] = {}
-            for f, reasons, _ in rows:
+            for f, reasons, _, _ in rows:
                 for code in set(reasons) if f else ():
                     by[code] = by.get(code, 0) + 1
-            ratios = sorted(r for _, _, r in rows)
+            ratios = sorted(r for _, _, r, _ in rows)
             median = ratios[len(ratios) // 2] if ratios else 0.0
-            label = {"null": "same system (false alarm)", "drop": "10 points worse", "lose2": "2 safety lost"}
+            shown = "-" if args.noise != "uniform" else f"{p:g}"
             print(
-                f"| {p:g} | {label[kind]} | {len(rows)} | {fails / len(rows):.1%} | "
-                f"{', '.join(f'{k} {v}' for k, v in sorted(by.items())) or '-'} | {median:.1f} |",
+                f"| {args.noise} | {shown} | {KINDS[kind]} | {len(rows)} | {fails / len(rows):.1%} | "
+                f"{', '.join(f'{k} {v}' for k, v in sorted(by.items())) or '-'} | {median:.1f} | "
+                f"{shifted / len(rows):.0%} |",
                 flush=True,
             )
     print(f"({time.monotonic() - started:.0f} s)")

@@ -216,7 +216,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REPORT",
         help="the baseline report this run will be gated against: after the first pass, re-ask every case "
         "whose verdict differs from the baseline's ([gate] confirm_samples of the baseline) and retry the "
-        "errored ones once. Without it, every critical case is asked [gate] baseline_samples times",
+        "errored ones once. Without it, every case is asked [gate] baseline_samples times",
+    )
+    ev.add_argument(
+        "--control",
+        type=Path,
+        metavar="BASE_CONFIG",
+        help="with --baseline: also re-ask the base system (this config, e.g. the base branch's) on every "
+        "case whose verdict differs from the baseline's ([gate] baseline_samples times) and write a "
+        "control report under reports/control/ for `cairn gate --control`",
     )
     ev.add_argument(
         "--json",
@@ -269,6 +277,14 @@ def build_parser() -> argparse.ArgumentParser:
         "baseline", type=Path, help="the baseline report (reports/latest/<config>.json from the base branch)"
     )
     gate.add_argument("candidate", type=Path, help="the report of this change")
+    gate.add_argument(
+        "--control",
+        type=Path,
+        metavar="REPORT",
+        help="a control report (`cairn eval --baseline BASELINE --control BASE_CONFIG`): the base system "
+        "re-asked at the same time as this change on the cases it changed; the change is compared with "
+        "it there, so a shift of the provider since the baseline is not blamed on the change",
+    )
     gate.add_argument("--markdown", type=Path, help="write the pull-request comment (and job summary) here")
     gate.add_argument(
         "--json",

@@ -200,8 +200,9 @@ class GateConfig(_Section):
     """`cairn eval --baseline` re-asks every case whose verdict differs from the baseline's this many more
     times, so one unlucky answer is not a regression (0 turns confirmation off)."""
     baseline_samples: int = Field(default=3, ge=1, le=50)
-    """A plain `cairn eval` (the baseline the default branch commits) asks every critical case this many
-    times: a critical case right by luck in one baseline sample would otherwise fail every pull request."""
+    """A plain `cairn eval` (the baseline the default branch commits) asks every case this many times: a
+    case right (or wrong) by luck in one baseline sample would otherwise be blamed on (or credited to)
+    every pull request. Paid once per merge on the default branch, not per pull request."""
     critical_max_p: float = Field(default=0.1, gt=0.0, lt=1.0)
     """A critical case is lost only when a one-sided Fisher exact test of its samples (baseline right /
     wrong against candidate right / wrong) gives p at most this (metrics in README, "The gate")."""

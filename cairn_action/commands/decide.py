@@ -101,7 +101,15 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if is_attack_report(args.baseline) or is_attack_report(args.candidate):
         return gate_attack_reports(args)  # both must be attack reports; its reader says so otherwise
     baseline, candidate = read_report(args.baseline), read_report(args.candidate)
-    result = run_gate(baseline, candidate, override=_gate_override(args), source=str(args.baseline))
+    control = read_report(args.control) if args.control is not None else None
+    result = run_gate(
+        baseline,
+        candidate,
+        override=_gate_override(args),
+        source=str(args.baseline),
+        control=control,
+        control_source=str(args.control),
+    )
     trend = build_trend(_gate_history(args.history, candidate.config_name), candidate)
     if args.markdown:
         write_text_atomic(args.markdown, render_comment(result, trend=trend), what="the comment")

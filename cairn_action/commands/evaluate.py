@@ -234,7 +234,7 @@ def _confirm(
     from dataclasses import replace
 
     from cairn_action.gate import policy_of
-    from cairn_action.gate.confirm import confirmation_plan
+    from cairn_action.gate.confirm import confirmation_plan, flaky_plan
     from cairn_action.report.io import read_report
     from cairn_action.report.pipeline import score_run
 
@@ -276,7 +276,87 @@ def _confirm(
         f"{before} in the first pass)"
         + (f", retried {len(outcome.failed)} errored case(s)" if outcome.failed else "")
     )
-    return confirmed
+    if judged_by_caller is not None:
+        return confirmed  # placeholder verdicts cannot tell a split case: the caller plans that round
+    scored = score_run(
+        loaded, _as_run(confirmed, cwd), which=options.split, created_at=utc_now(), cairn_version=__version__
+    )
+    flaky = flaky_plan(baseline, scored, plan, extra=extra)
+    if not flaky:
+        return confirmed
+    again = _evaluate(
+        loaded,
+        replace(options, artifact=outcome.path, confirm={**plan, **flaky}),
+        cwd=cwd,
+        no_progress=no_progress,
+    )
+    print(
+        f"confirmation: {len(flaky)} case(s) known flaky (their samples disagree): "
+        f"{sum(flaky.values()) - sum(plan[c] for c in flaky)} more samples, "
+        f"{again.calls_made()[0]} provider call(s)"
+    )
+    return again
+
+
+def _control(
+    loaded: LoadedConfig,
+    options: RunOptions,
+    outcome: RunOutcome,
+    baseline_path: Path,
+    args: argparse.Namespace,
+    *,
+    cwd: Path,
+) -> Path | None:
+    """Re-ask the base system (`--control BASE_CONFIG`) on every case whose verdict differs from the
+    baseline's, `baseline_samples` times, and write the control report (report/control.py).
+
+    The control gets a cache of its own, named after this run's artifact: answers cached from the
+    baseline's run would be the old environment again, while a rerun of this very command resumes."""
+    import argparse
+
+    from cairn_action.gate import policy_of
+    from cairn_action.gate.confirm import confirmation_plan
+    from cairn_action.golden.load import load_golden
+    from cairn_action.report.control import control_report
+    from cairn_action.report.io import dumps, read_report, write_text_atomic
+    from cairn_action.report.pipeline import score_run
+    from cairn_action.run.evaluation import RunOptions
+
+    baseline = read_report(baseline_path)
+    scored = score_run(
+        loaded, _as_run(outcome, cwd), which=options.split, created_at=utc_now(), cairn_version=__version__
+    )
+    asked: dict[str, int] = {}
+    for record in outcome.records:
+        asked[record.case_id] = asked.get(record.case_id, 0) + 1
+    changed = confirmation_plan(baseline, scored, extra=1, asked={})
+    if not changed:
+        print("control: no case's verdict differs from the baseline's; the base system was not re-asked")
+        return None
+    base = _load_config_args(argparse.Namespace(**{**vars(args), "config": args.control}), cwd)
+    cache = Path(base.cache_dir) / "control" / outcome.path.stem
+    base = with_cache_dir(base, cache, cwd)
+    golden = load_golden(loaded.golden_path)
+    cases = tuple(c for c in golden.cases if c.id in changed)
+    # As many samples as the baseline has (its policy's baseline_samples): the control stands in for the
+    # baseline on these cases, and the shift is measured like for like. The candidate's own extra samples
+    # are its evidence, not the control's; this keeps the PR's extra calls under 10 per changed case.
+    plan = {c.id: policy_of(baseline, source=str(baseline_path)).baseline_samples for c in cases}
+    artifact = outcome.path.with_name(f"{outcome.path.stem}.control.jsonl")
+    control_options = RunOptions(
+        split="all", artifact=artifact, sampling="candidate", confirm=plan, cases=cases, stem="control"
+    )
+    ran = _evaluate(base, control_options, cwd=cwd, no_progress=args.no_progress)
+    report = control_report(baseline, ran.records, golden, created_at=utc_now())
+    path = cwd / REPORTS_DIR / "control" / f"{loaded.config.name}-{outcome.path.stem}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, dumps(report), what="the control report")
+    note = report.notes.control
+    print(
+        f"control: re-asked the base system on {len(cases)} changed case(s) ({note.samples if note else 0} "
+        f"samples, {ran.calls_made()[0]} provider call(s)): {shown(path, cwd)} (cairn gate --control)"
+    )
+    return path
 
 
 def _emit_json(target: Path | None, data: dict[str, object], real_stdout: TextIO) -> None:
@@ -311,6 +391,11 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
     from cairn_action.run.evaluation import RunOptions
     from cairn_action.run.shard import parse_shard
 
+    if args.control is not None and args.baseline is None:
+        raise CairnError(
+            "--control needs --baseline: the control re-asks the cases that differ from the baseline",
+            "cairn eval --baseline BASELINE --control BASE_CONFIG",
+        )
     split = args.split or ("all" if args.run_only else "eval")
     options = RunOptions(
         split=split,
@@ -341,6 +426,9 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
             no_progress=args.no_progress,
             judged_by_caller=caller,
         )
+    control_path = None
+    if args.control is not None:
+        control_path = _control(loaded, options, outcome, Path(args.baseline), args, cwd=cwd)
     for line in outcome.summary():
         print(line)
     print(f"run artifact: {shown(outcome.path, cwd)}")
@@ -352,6 +440,8 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
         "counts": dict(outcome.counts),
         "failed": outcome.failed,
     }
+    if control_path is not None:
+        data["control"] = str(shown(control_path, cwd))
     if args.run_only:
         return ExitCode.PASS, data
     if options.shard is not None:

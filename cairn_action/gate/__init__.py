@@ -4,6 +4,7 @@ overridden. Pure: no files, no clock, no network; the caller reads the reports a
 from __future__ import annotations
 
 from cairn_action.gate.compare import compare
+from cairn_action.gate.control import check_control, shift_note
 from cairn_action.gate.models import Comparison, Decision, GateResult, Override
 from cairn_action.gate.policy import decide, policy_of
 from cairn_action.report.models import Report
@@ -12,11 +13,28 @@ __all__ = ["Comparison", "Decision", "GateResult", "Override", "compare", "decid
 
 
 def run_gate(
-    baseline: Report, candidate: Report, *, override: Override | None = None, source: str = "baseline report"
+    baseline: Report,
+    candidate: Report,
+    *,
+    override: Override | None = None,
+    source: str = "baseline report",
+    control: Report | None = None,
+    control_source: str = "control report",
 ) -> GateResult:
-    """Compare under the *baseline's* policy and decide; `source` names the baseline in error messages."""
+    """Compare under the *baseline's* policy and decide; `source` names the baseline in error messages.
+
+    With a `control` (the base system re-asked now on the cases the candidate changed: report/control.py)
+    the candidate is compared with the control, so a shift of the environment is not blamed on it."""
     policy = policy_of(baseline, source=source)
+    reference = baseline
+    if control is not None:
+        check_control(baseline, control, source=control_source)
+        reference = control
     comparison = compare(
-        baseline, candidate, critical_tags=policy.critical_tags, critical_max_p=policy.critical_max_p
+        reference, candidate, critical_tags=policy.critical_tags, critical_max_p=policy.critical_max_p
     )
-    return GateResult(decision=decide(comparison, policy, override), comparison=comparison)
+    decision = decide(comparison, policy, override)
+    if control is not None:
+        _, sentence = shift_note(baseline, control)
+        decision = decision.model_copy(update={"notes": [sentence, *decision.notes]})
+    return GateResult(decision=decision, comparison=comparison)

@@ -29,6 +29,7 @@ from cairn_action.gate.outcome import (
     within,
 )
 from cairn_action.gate.paired import paired_statistics
+from cairn_action.gate.stats import holm_adjusted
 from cairn_action.report.models import Environment, PerCase, Report
 from cairn_action.report.why import setting_of
 from cairn_action.score.metrics import METRICS, MetricSpec
@@ -208,6 +209,12 @@ def _notes(
             f"{' and '.join(uncalibrated)} uncalibrated (model abstain flag): the abstention guarantee "
             "is not a guarantee there"
         )
+    depth_b, depth_c = baseline.notes.retrieval_depth, candidate.notes.retrieval_depth
+    if depth_b != depth_c:
+        notes.append(
+            f"MRR is reciprocal rank within retrieval.depth: the baseline's is MRR@{depth_b}, this PR's "
+            f"MRR@{depth_c}, not the same measure"
+        )
     if baseline.cairn_version != candidate.cairn_version:
         notes.append(
             f"cairn versions differ: baseline {baseline.cairn_version}, candidate {candidate.cairn_version}"
@@ -226,6 +233,18 @@ def _answered_errors(report: Report) -> tuple[int, int]:
     return len(answered), sum(1 for c in answered if not is_right(c))
 
 
+def _family_wise(changes: list[CaseChange], level: float) -> list[CaseChange]:
+    """Critical cases lost on evidence, family-wise: Holm over the Fisher p-values of every critical case
+    that broke, so the chance that any of them is called lost by noise alone stays at most `level`.
+    (A per-case p <= 0.1 rule failed 10 % of honest PRs under mixed noise, issue 23.)"""
+    family = [i for i, c in enumerate(changes) if c.critical and c.loss_p is not None]
+    adjusted = holm_adjusted([changes[i].loss_p or 0.0 for i in family])
+    out = list(changes)
+    for i, p in zip(family, adjusted, strict=True):
+        out[i] = changes[i].model_copy(update={"loss_p_holm": p, "lost": p <= level})
+    return out
+
+
 def compare(
     baseline: Report,
     candidate: Report,
@@ -238,7 +257,8 @@ def compare(
 
     A case's verdict on each side is the majority of its samples. A critical case that broke is *lost*
     on the evidence: at once for a deterministic system (its one sample is the whole truth), otherwise
-    when the one-sided Fisher exact p-value of its samples is at most `critical_max_p`."""
+    when the one-sided Fisher exact p-value of its samples, Holm-adjusted over every critical case that
+    broke, is at most `critical_max_p`."""
     identities = {"baseline": identify(baseline), "candidate": identify(candidate)}
     refused = refusals(baseline, candidate)
     if refused:
@@ -294,9 +314,10 @@ def compare(
                 baseline=side(before, before_setting),
                 candidate=side(after, after_setting),
                 loss_p=p,
-                lost=critical and result == "broke" and (p is None or p <= critical_max_p),
+                lost=critical and result == "broke" and p is None,
             )
         )
+    changes = _family_wise(changes, critical_max_p)
 
     def refs(cases: Iterable[PerCase], others: dict[str, PerCase]) -> list[CaseRef]:
         return [
@@ -342,6 +363,7 @@ def compare(
         deterministic=deterministic,
         candidate_deterministic=candidate.notes.deterministic,
         critical_max_p=critical_max_p,
+        control_cases=list(baseline.notes.control.cases) if baseline.notes.control else [],
         extra_calls=extra.calls,
         extra_cost_usd=extra.cost_usd,
         extra_samples=extra.samples,

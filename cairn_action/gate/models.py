@@ -103,6 +103,9 @@ class CaseChange(_Model):
     loss_p: float | None = None
     """For a broke case of a system that is not deterministic: the one-sided Fisher exact p-value that the
     candidate is right less often than the baseline, over both sides' samples."""
+    loss_p_holm: float | None = None
+    """Addition: `loss_p` adjusted by Holm's step-down over every critical case of this comparison that
+    broke (the family): a per-case p <= 0.1 rule over ~30 critical cases fires by chance."""
     lost: bool = False
     """A critical case that broke on evidence: deterministic systems on their one sample, others when
     `loss_p` is at most the policy's `critical_max_p`."""
@@ -176,6 +179,13 @@ class Statistics(_Model):
     """Smallest correctness drop the one-sided McNemar test catches with 80% power at this n."""
     sample_notes: list[str] = Field(default_factory=list)
     """What the sample is too small to claim (curation guide's table)."""
+    samples_p_one_sided: float | None = None
+    """Addition: the one-sided Mantel-Haenszel p over every case's samples, stratified by case (the
+    correctness rule's test when neither side is deterministic); None when not computed."""
+    samples_right_before: int = 0
+    samples_before: int = 0
+    samples_right_after: int = 0
+    samples_after: int = 0
 
 
 class Refusal(_Model):
@@ -229,6 +239,9 @@ class Comparison(_Model):
     rate: a critical case that broke is lost without further evidence."""
     candidate_deterministic: bool = False
     """The candidate is deterministic: its slice's error among answered is judged as it stands."""
+    control_cases: list[str] = Field(default_factory=list)
+    """Addition: the cases on which a contemporaneous control (the base system re-asked now) stood in for
+    the baseline (`cairn gate --control`); empty without one."""
     critical_max_p: float = 0.1
     errored: list[CaseRef] = Field(default_factory=list)
     """Shared cases that errored in the candidate: no evidence, so the verdict cannot be a pass."""

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cairn_action.gate.models import Statistics, TagDelta
-from cairn_action.gate.outcome import verdict
+from cairn_action.gate.outcome import tally, verdict
 from cairn_action.gate.stats import (
     BOOTSTRAP_RESAMPLES,
+    mantel_haenszel_drop,
     mcnemar,
     minimum_detectable_drop,
     paired_interval,
@@ -46,6 +47,8 @@ def paired_statistics(pairs: Sequence[tuple[PerCase, PerCase]], tags: Sequence[T
     wilcoxon = wilcoxon_drop(f1_before, f1_after)
     f1 = paired_interval(f1_before, f1_after)
     n = len(pairs)
+    tables = [(tally(x).right, tally(x).n, tally(y).right, tally(y).n) for x, y in pairs]
+    stratified = mantel_haenszel_drop(tables)
     mdd = minimum_detectable_drop(n, (b + c) / n) if n else None
     interval = accuracy or f1
     bootstrap = (
@@ -73,6 +76,11 @@ def paired_statistics(pairs: Sequence[tuple[PerCase, PerCase]], tags: Sequence[T
         scipy_version=scipy_version(),
         min_detectable_drop=mdd,
         sample_notes=_sample_notes(n, tags),
+        samples_p_one_sided=stratified.p_one_sided,
+        samples_right_before=stratified.right_before,
+        samples_before=stratified.n_before,
+        samples_right_after=stratified.right_after,
+        samples_after=stratified.n_after,
     )
 
 

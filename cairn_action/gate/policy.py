@@ -18,6 +18,8 @@ from cairn_action.report.models import OverrideRecord, Report
 from cairn_action.score.metrics import METRICS_BY_NAME, MetricSpec
 
 _EPSILON = 1e-9
+MIN_BROKE_NET = 2
+"""The stratified correctness test fails a PR only when at least this many more cases broke than fixed."""
 
 
 def policy_of(baseline: Report, *, source: str = "baseline report") -> GateConfig:
@@ -81,7 +83,14 @@ def _critical_tags(change: CaseChange, comparison: Comparison) -> str:
     return ", ".join(t for t in change.tags if t in comparison.critical_tags)
 
 
-def samples_evidence(change: CaseChange) -> str:
+def _evidence(change: CaseChange, comparison: Comparison) -> str:
+    """samples_evidence, naming the base system re-asked now when a control stands in for the baseline."""
+    if change.case_id in comparison.control_cases:
+        return samples_evidence(change, reference="the base system's, re-asked now,")
+    return samples_evidence(change)
+
+
+def samples_evidence(change: CaseChange, reference: str = "the baseline's") -> str:
     """`wrong in 5 of 5 samples, right in the baseline's 3 of 3`: what a verdict on samples rests on."""
     after, before = change.candidate, change.baseline
     after_word = "right" if after.right else "wrong"
@@ -90,8 +99,22 @@ def samples_evidence(change: CaseChange) -> str:
     before_count = before.n_right if before.right else before.n_samples - before.n_right
     return (
         f"{after_word} in {after_count} of {after.n_samples} sample{'s' if after.n_samples != 1 else ''}, "
-        f"{before_word} in the baseline's {before_count} of {before.n_samples}"
+        f"{before_word} in {reference} {before_count} of {before.n_samples}"
     )
+
+
+def _fisher(change: CaseChange, comparison: Comparison) -> str:
+    """`one-sided Fisher exact p = 0.018`, with the Holm-adjusted value when several critical cases broke."""
+    text = f"one-sided Fisher exact p = {change.loss_p:.3g}"
+    family = sum(1 for c in comparison.changes if c.loss_p_holm is not None)
+    if family > 1 and change.loss_p_holm is not None:
+        text += f", Holm-adjusted over the {family} critical cases that broke p = {change.loss_p_holm:.3g}"
+    return text
+
+
+def known_flaky(change: CaseChange) -> bool:
+    """Either side's samples of the case disagree among themselves: some right, some wrong."""
+    return any(0 < s.n_right < s.n_samples for s in (change.baseline, change.candidate))
 
 
 def _critical_reasons(comparison: Comparison) -> list[Reason]:
@@ -99,7 +122,7 @@ def _critical_reasons(comparison: Comparison) -> list[Reason]:
     for c in comparison.critical_losses:
         message = f"critical case {c.case_id} ({_critical_tags(c, comparison)}) was right and {_how_lost(c)}"
         if c.loss_p is not None:
-            message += f": {samples_evidence(c)} (one-sided Fisher exact p = {c.loss_p:.3g})"
+            message += f": {_evidence(c, comparison)} ({_fisher(c, comparison)})"
         reasons.append(Reason(code="critical_case_lost", subject=c.case_id, message=message))
     return reasons
 
@@ -133,8 +156,27 @@ def _incomplete_reasons(comparison: Comparison) -> list[Reason]:
 
 
 def _correctness_reason(comparison: Comparison, policy: GateConfig) -> list[Reason]:
+    """A deterministic side's verdicts are the whole truth: exact McNemar on them. Otherwise every sample
+    is evidence: a Mantel-Haenszel test stratified by case over both sides' samples (gate/stats.py)."""
     s = comparison.stats
-    if s is None or s.b <= s.c or s.mcnemar_p_one_sided >= policy.max_p_value:
+    if s is None:
+        return []
+    if not comparison.deterministic and s.samples_p_one_sided is not None:
+        # One case lost on its samples is the critical-case rule's business, as with a deterministic
+        # system (McNemar never fails on b = 1): the drop must show in at least two cases' verdicts.
+        if s.samples_p_one_sided >= policy.max_p_value or s.b - s.c < MIN_BROKE_NET:
+            return []
+        return [
+            Reason(
+                code="correctness_drop",
+                message=f"correctness dropped significantly: {s.b} broke and {s.c} fixed of {s.n_paired} "
+                f"paired cases; over every sample the baseline was right in {s.samples_right_before} of "
+                f"{s.samples_before}, this PR in {s.samples_right_after} of {s.samples_after}, one-sided "
+                f"Mantel-Haenszel test stratified by case p = {s.samples_p_one_sided:.3g} < "
+                f"{policy.max_p_value:g}",
+            )
+        ]
+    if s.b <= s.c or s.mcnemar_p_one_sided >= policy.max_p_value:
         return []
     return [
         Reason(
@@ -214,34 +256,44 @@ def _floor_reasons(metrics: dict[str, MetricDelta], policy: GateConfig, notes: l
 def _guarantee_reason(
     comparison: Comparison, metrics: dict[str, MetricDelta], policy: GateConfig
 ) -> list[Reason]:
-    """The guarantee held before; now its target is exceeded. A deterministic system's slice is the whole
-    truth about it. Any other system's error among answered is a sample: the rule fails only on evidence
-    that the change made it worse, a one-sided Fisher exact test of wrong / right among answered,
-    candidate against baseline, at the policy's max_p_value. (A test against alpha alone fails a noisy
-    system whose true error sits near alpha on its own noise: 2 false alarms in 40 honest pull requests at
-    a 10 % per-case disagreement in benchmarks/gate_noise.py.)"""
-    if not (comparison.guarantee_before is True and comparison.guarantee_after is False):
+    """The candidate's error among answered exceeds the abstention target, and that is the change's doing.
+
+    A deterministic system's slice is the whole truth about it: the rule fails when the guarantee held in
+    the baseline and does not now. Any other system's error among answered is a sample, on both sides:
+    the rule fails on evidence that the change made it worse, a one-sided Fisher exact test of wrong /
+    right among answered, candidate against baseline, at the policy's max_p_value, whatever the baseline's
+    raw `guarantee_met` says. (Switched by that flag, the rule was off in 17 of 30 honest baselines under
+    mixed noise, issue 23; a test against alpha alone failed 2 of 40 honest pull requests at a 10 %
+    per-case disagreement in benchmarks/gate_noise.py.)"""
+    if comparison.guarantee_after is not False:
+        return []
+    tested = not comparison.candidate_deterministic and comparison.alpha is not None
+    if not tested and comparison.guarantee_before is not True:
         return []
     spec = METRICS_BY_NAME["error_rate_answered"]
     alpha = f" above the target {spec.format(comparison.alpha)}" if comparison.alpha is not None else ""
     error = spec.format(metrics["error_rate_answered"].candidate)
-    evidence = ""
-    if not comparison.candidate_deterministic and comparison.alpha is not None:
-        n, wrong = comparison.answered_after, comparison.errors_after
-        n_b, wrong_b = comparison.answered_before, comparison.errors_before
-        table = [[wrong, n - wrong], [wrong_b, n_b - wrong_b]]
-        p = float(fisher_exact(table, alternative="greater").pvalue) if n and n_b else 1.0
-        if p >= policy.max_p_value:
-            return []
-        evidence = (
-            f" ({wrong} wrong of {n} answered, the baseline {wrong_b} of {n_b}; one-sided Fisher exact "
-            f"p = {p:.3g})"
-        )
+    if not tested:
+        return [
+            Reason(
+                code="guarantee_lost",
+                message=f"the abstention guarantee held in the baseline and does not now: error among "
+                f"answered is {error}{alpha}",
+            )
+        ]
+    n, wrong = comparison.answered_after, comparison.errors_after
+    n_b, wrong_b = comparison.answered_before, comparison.errors_before
+    table = [[wrong, n - wrong], [wrong_b, n_b - wrong_b]]
+    p = float(fisher_exact(table, alternative="greater").pvalue) if n and n_b else 1.0
+    if p >= policy.max_p_value:
+        return []
+    held = "held in the baseline and does not now" if comparison.guarantee_before else "does not hold"
     return [
         Reason(
             code="guarantee_lost",
-            message=f"the abstention guarantee held in the baseline and does not now: error among answered "
-            f"is {error}{alpha}{evidence}",
+            message=f"the abstention guarantee {held}, and error among answered rose significantly: it is "
+            f"{error}{alpha} ({wrong} wrong of {n} answered, the baseline {wrong_b} of {n_b}; one-sided "
+            f"Fisher exact p = {p:.3g})",
         )
     ]
 
@@ -258,10 +310,10 @@ def failures(comparison: Comparison, policy: GateConfig) -> tuple[list[Reason], 
         + _guarantee_reason(comparison, metrics, policy)
     )
     for c in comparison.critical_not_credible:
+        flaky = "; known flaky: its samples disagree among themselves" if known_flaky(c) else ""
         notes.append(
             f"critical case {c.case_id} broke on its first sample but not on the evidence: "
-            f"{samples_evidence(c)} (one-sided Fisher exact p = {c.loss_p:.3g} > "
-            f"{comparison.critical_max_p:g})"
+            f"{_evidence(c, comparison)} ({_fisher(c, comparison)} > {comparison.critical_max_p:g}){flaky}"
         )
     return reasons, notes
 

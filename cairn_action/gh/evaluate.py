@@ -209,6 +209,22 @@ def _shortfall(loaded: LoadedConfig, run: LoadedRun, baseline: Report, created: 
     return {case: 1 + extra for case in short}
 
 
+def _flaky_round(loaded: LoadedConfig, run: LoadedRun, baseline: Report, created: str) -> dict[str, int]:
+    """Case id -> total asks wanted for each confirmed case whose samples (the trusted judge's verdicts)
+    still disagree and still differ from the baseline's: gate/confirm.py's flaky_plan."""
+    from cairn_action import __version__
+    from cairn_action.gate import policy_of
+    from cairn_action.gate.confirm import confirmation_plan, flaky_plan
+    from cairn_action.report.pipeline import score_run
+
+    extra = policy_of(baseline, source="the baseline").confirm_samples
+    planned = confirmation_plan(baseline, _provisional(loaded, run, created), extra=extra, asked={})
+    scored = score_run(loaded, run, which=EVAL_SPLIT, created_at=created, cairn_version=__version__)
+    have = _samples(run)
+    more = flaky_plan(baseline, scored, planned, extra=extra)
+    return {case: n for case, n in more.items() if have.get(case, 0) < n}
+
+
 def _check_confirmed(loaded: LoadedConfig, run: LoadedRun, baseline: Report, created: str) -> None:
     """Refuse (exit 3, incomplete) a run whose changed cases lack the re-asks the baseline's policy
     requires. The plan is this process's (from the trusted judge's verdicts); the child, which runs the
@@ -341,9 +357,16 @@ def evaluator(
                 # The child chose its re-asks from placeholder verdicts; the trusted judge's may differ,
                 # so this process plans them and has the child make what is missing.
                 wanted = _shortfall(loaded, run, base, created)
+                plan = scratch.run / f"{name}.confirm-plan.json"
                 if wanted:
-                    plan = scratch.run / f"{name}.confirm-plan.json"
                     plan.write_text(json.dumps(wanted), encoding="utf-8")
+                    plan.chmod(0o644)
+                    child_run(loaded, [*argv, "--confirm-plan", str(plan)], artifact)
+                    run = judged(loaded, artifact, judge)
+                # Known-flaky changed cases (samples split, still differing) get more samples (issue 23).
+                more = _flaky_round(loaded, run, base, created)
+                if more:
+                    plan.write_text(json.dumps(more), encoding="utf-8")
                     plan.chmod(0o644)
                     child_run(loaded, [*argv, "--confirm-plan", str(plan)], artifact)
                     run = judged(loaded, artifact, judge)

@@ -86,7 +86,11 @@ def judge_records(
             case = cases.get(record.case_id)
             if case is None or record.status != "answered" or record.answer_text is None:
                 return record
-            judged = judge_answer(judge, cache, case, record.answer_text, time.perf_counter)  # type: ignore[arg-type]
+            # Each sample is its own judge draw (run/graded.py): the sample index is part of an LLM
+            # judge's cache key, so a case answered alike in every sample is still graded per sample.
+            judged = judge_answer(  # type: ignore[arg-type]
+                judge, cache, case, record.answer_text, time.perf_counter, sample=record.sample
+            )
             calls = [c for c in record.calls if c.role != "judge"] + list(judged.calls)
             update: dict[str, object] = {
                 "calls": calls,

@@ -77,6 +77,12 @@ def _statistics(s: Statistics) -> tuple[str, tuple[str, ...]]:
         f"**Statistics** over {s.n_paired} paired cases: {s.b} broke, {s.c} fixed; "
         f"one-sided exact McNemar p = {_p(s.mcnemar_p_one_sided)}"
     ]
+    if s.samples_p_one_sided is not None and max(s.samples_before, s.samples_after) > s.n_paired:
+        parts.append(
+            f"over every sample right in {s.samples_right_before} of {s.samples_before} before and "
+            f"{s.samples_right_after} of {s.samples_after} now, one-sided Mantel-Haenszel test stratified "
+            f"by case p = {_p(s.samples_p_one_sided)}"
+        )
     if s.accuracy_delta is not None and s.accuracy_low is not None and s.accuracy_high is not None:
         parts.append(
             f"correctness {s.accuracy_delta * 100:+.1f} pp "

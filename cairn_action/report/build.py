@@ -171,7 +171,7 @@ def choose_threshold(
     )
 
 
-def _per_case(outcome: CaseOutcome, record: CaseRecord, case: GoldenCase, samples: Evidence) -> PerCase:
+def per_case_row(outcome: CaseOutcome, record: CaseRecord, case: GoldenCase, samples: Evidence) -> PerCase:
     ranks = {c.chunk_id: c for c in record.retrieved}
     cited = [
         CitedChunk(
@@ -212,6 +212,7 @@ def _per_case(outcome: CaseOutcome, record: CaseRecord, case: GoldenCase, sample
         n_samples=samples.n_samples,
         n_right=samples.n_right,
         agreement=samples.agreement,
+        judge_agreement=samples.judge_agreement,
         samples=samples.samples,
     )
 
@@ -292,7 +293,7 @@ def build_report(
     def row(o: CaseOutcome) -> PerCase:
         case, record = cases[o.case_id], by_id[o.case_id]
         found = evidence(o, record, later.get(o.case_id, []), case, threshold=choice.threshold)
-        return _per_case(o, record, case, found)
+        return per_case_row(o, record, case, found)
 
     r, a, ab, op = card.retrieval, card.answer, card.abstention, card.operational
     return Report(

@@ -30,7 +30,8 @@ class RetrievalMetrics(_Model):
     ndcg_at_10: float | None = None
     """One relevant chunk: mean of 1 / log2(rank + 1) within the top 10, else 0."""
     mrr: float | None = None
-    """Mean of 1 / rank, 0 when the supporting chunk never surfaced within the retrieval depth."""
+    """Mean of 1 / rank, 0 when the supporting chunk never surfaced within the retrieval depth: MRR@D for
+    D = notes.retrieval_depth (trec_eval's recip_rank has no cut-off); two depths, two measures."""
     n_with_support: int = 0
     """The denominator: scored cases whose support quote was located in the chunk store. A case whose
     support never surfaced counts 0 and stays in it."""
@@ -152,6 +153,10 @@ class PerCase(_Model):
     None for stale cases, and in reports written before samples existed (then the first sample's)."""
     agreement: float | None = None
     """Share of the samples that gave the most common answer (abstaining counts as one answer)."""
+    judge_agreement: float | None = None
+    """Addition: of the judged samples that gave an answer some other sample gave too, the share whose
+    judge verdict is its answer's majority verdict (1.0: the judge graded equal answers alike). None when
+    no answer was judged twice. Low agreement with high `agreement` is judge noise, not answer noise."""
     samples: list[SampleOutcome] = Field(default_factory=list)
     """Every sample after the first, when there are several."""
     failed_checks: list[str] = Field(default_factory=list)
@@ -207,6 +212,21 @@ class ExtraSamples(_Model):
     """None when some call's price was unknown."""
 
 
+class ControlNote(_Model):
+    """Addition: this report is a *control*: the baseline with the cases a pull request changed re-asked of
+    the base system at the same time as the pull request (`cairn eval --baseline B --control BASE.toml`).
+    Every other row and every aggregate is the baseline's."""
+
+    cases: list[str] = Field(default_factory=list)
+    """The re-asked cases, whose rows are the base system's answers now."""
+    samples: int = 0
+    calls: int = 0
+    """Provider calls the control made (cache hits not counted)."""
+    cost_usd: float | None = 0.0
+    """None when some call's price was unknown."""
+    created_at: str = ""
+
+
 class Notes(_Model):
     threshold_source: str = "uncalibrated (model abstain flag)"
     """`calibrated (...)` or `uncalibrated (model abstain flag)`: read it first."""
@@ -248,6 +268,8 @@ class Notes(_Model):
     """The config's [gate] section at the time of the run: a comparison uses the *baseline's* policy,
     so a pull request cannot loosen its own gate."""
     extra: dict[str, str] = Field(default_factory=dict)
+    control: ControlNote | None = None
+    """Addition: set only on a control report (see ControlNote)."""
     config: dict[str, object] = Field(default_factory=dict)
     """Addition: the experiment the config hash identifies, as dotted keys (`chunking.size`: 800; URLs
     without credentials): the comment's config diff. Empty in reports written before it existed."""

@@ -27,6 +27,7 @@ class Evidence:
     n_samples: int
     n_right: int | None
     agreement: float | None
+    judge_agreement: float | None
     samples: list[SampleOutcome]
 
 
@@ -57,7 +58,7 @@ def evidence(
     scored = [(first, first_record)] + [(score_case(r, case, threshold=threshold), r) for r in later]
     usable = [(o, r) for o, r in scored if is_right(o) is not None]
     if first.status == "stale":
-        return Evidence(n_samples=1, n_right=None, agreement=None, samples=[])
+        return Evidence(n_samples=1, n_right=None, agreement=None, judge_agreement=None, samples=[])
     n_right = sum(1 for o, _ in usable if is_right(o))
     answers = Counter(_answer_key(o, r) for o, r in usable)
     agreement = max(answers.values()) / len(usable) if usable else None
@@ -71,7 +72,27 @@ def evidence(
         )
         for o, r in scored[1:]
     ]
-    return Evidence(n_samples=len(usable), n_right=n_right, agreement=agreement, samples=samples)
+    return Evidence(
+        n_samples=len(usable),
+        n_right=n_right,
+        agreement=agreement,
+        judge_agreement=judge_agreement([r for _, r in usable]),
+        samples=samples,
+    )
+
+
+def judge_agreement(records: Sequence[CaseRecord]) -> float | None:
+    """Of the judged samples whose normalised answer another judged sample gave too, the share whose
+    verdict is that answer's majority verdict; None when no answer was judged twice."""
+    verdicts: dict[str, list[bool]] = {}
+    for r in records:
+        if r.judge is not None and r.judge.correct is not None and r.answer_text is not None:
+            verdicts.setdefault(normalize_answer(r.answer_text), []).append(r.judge.correct)
+    repeated = [v for v in verdicts.values() if len(v) > 1]
+    if not repeated:
+        return None
+    agreeing = sum(max(v.count(True), v.count(False)) for v in repeated)
+    return agreeing / sum(len(v) for v in repeated)
 
 
 def extra_samples_note(later: dict[str, list[CaseRecord]]) -> ExtraSamples:

@@ -3,8 +3,9 @@
 Each chunk is indexed as its heading path, the header row of the table it continues (if any) and its
 text, so a chunk in the middle of a section still matches the section's subject. The ranking is fully
 deterministic: equal BM25 scores are ordered by chunk id, and the later of two equal scores is lowered
-by the smallest float steps, so scores are strictly decreasing in rank order and any tool that rebuilds
-the ranking from scores alone (trec_eval sorts by score) gets Cairn's order back.
+by the smallest float32 step, so scores are strictly decreasing in rank order even in single precision
+and any tool that rebuilds the ranking from scores alone gets Cairn's order back (trec_eval sorts by
+score and reads it into a C float: one float64 step collapsed there, issue 23).
 """
 
 from __future__ import annotations
@@ -28,11 +29,13 @@ def index_text(chunk: Chunk) -> str:
 
 
 def strictly_decreasing(scores: list[float]) -> list[float]:
-    """`scores` (non-increasing) with each tie nudged just below its predecessor."""
+    """`scores` (non-increasing) with each tie nudged just below its predecessor, by one float32 step: the
+    result is strictly decreasing as float64 and still after rounding to float32."""
     result: list[float] = []
     for score in scores:
-        if result and score >= result[-1]:
-            score = math.nextafter(result[-1], -math.inf)
+        if result and (score >= result[-1] or np.float32(score) >= np.float32(result[-1])):
+            below = np.nextafter(np.float32(result[-1]), np.float32(-math.inf))
+            score = float(below)
         result.append(score)
     return result
 

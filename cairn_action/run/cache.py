@@ -103,6 +103,15 @@ class ResultCache:
             self._note(f"{path}: cannot write cache entry: {os_reason(exc)}; the run goes on without it")
 
 
+def sample_key(key: str, sample: int) -> str:
+    """The cache key of one sample: the first ask keeps the caller's own key (so caches written before
+    repeats existed stay valid), later asks get keys of their own, so a repeat is a fresh draw. Used for
+    the answer and for a judge that is not deterministic (run/graded.py)."""
+    if sample == 0:
+        return key
+    return hashlib.sha256(f"{key}\0sample\0{sample}".encode()).hexdigest()
+
+
 class ProviderResult(Protocol):
     """What a cacheable provider result (`AnswerResult`, `JudgeResult`) says about its call."""
 

@@ -88,11 +88,10 @@ def sample_plan(
     if deterministic:
         return {c.id: 1 for c in cases}
     repeats = config.run.repeats
-    critical = set(config.gate.critical_tags)
     plan = {}
     for case in cases:
         n = repeats
-        if options.sampling == "baseline" and critical.intersection(case.tags):
+        if options.sampling == "baseline":
             n = max(n, config.gate.baseline_samples)
         plan[case.id] = max(n, options.confirm.get(case.id, 0))
     return plan

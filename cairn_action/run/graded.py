@@ -6,6 +6,12 @@ fresh grade is stored before it is used, and the call lands on the case record a
 `ProviderCall` with its tokens, cost and prompt-prefix hash. A judge that stays unreachable, or a grade
 that cannot be read, makes the case an `error` (its answer is already cached, so a rerun only asks
 the judge again).
+
+Every sample is its own judge draw. A judge that does not declare itself deterministic (the LLM judge,
+at any temperature) is keyed by the sample index as well as the answer, so a case answered with the same
+text in all its samples is graded once per sample: caching by text alone copied one grade into every
+sample, and one unlucky grade read as "wrong in 5 of 5, right in 3 of 3" (29 % false alarms with only
+the judge noisy, issue 23). Sample 0 keeps the text-only key, so caches written before stay valid.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from cairn_action.errors import InfrastructureError
 from cairn_action.golden.models import GoldenCase
 from cairn_action.providers.budget import BudgetExhausted
 from cairn_action.providers.llm_judge import JudgeResult, LLMJudge
-from cairn_action.run.cache import ResultCache, cached_call
+from cairn_action.run.cache import ResultCache, cached_call, sample_key
 from cairn_action.run.models import JudgeVerdict, ProviderCall, Usage
 
 JUDGE_NAMESPACE = "judge"
@@ -55,8 +61,12 @@ def judge_answer(
     case: GoldenCase,
     answer_text: str,
     clock: Callable[[], float],
+    *,
+    sample: int,
 ) -> Judged:
-    """The verdict on `answer_text`, with the judge's provider call when it made (or replayed) one."""
+    """The verdict on `answer_text` in sample `sample` of the case, with the judge's provider call when it
+    made (or replayed) one. `sample` is required: a caller that forgot it would copy sample 0's grade into
+    every sample of a case (every judging process, the evaluation's or the trusted Action's, passes it)."""
     # A class check, not the runtime Protocol check: that one costs ~0.3 ms a case, on every case.
     if not isinstance(judge, LLMJudge):
         return Judged(verdict=judge.judge(case, answer_text))
@@ -64,6 +74,8 @@ def judge_answer(
     if decided is not None:
         return Judged(verdict=decided)
     key = judge.request_key(case, answer_text)
+    if getattr(judge, "deterministic", False) is not True:
+        key = sample_key(key, sample)
     started = clock()
     try:
         result, call = cached_call(

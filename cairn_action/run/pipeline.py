@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 from cairn_action.errors import InfrastructureError
@@ -16,7 +15,7 @@ from cairn_action.index.chunks import Chunk
 from cairn_action.index.evidence import evidence_ranks, support_chunk_ids
 from cairn_action.providers.base import AnswerRequest, AnswerResult
 from cairn_action.retrieval.base import Hit
-from cairn_action.run.cache import cached_call
+from cairn_action.run.cache import cached_call, sample_key
 from cairn_action.run.deps import CaseDeps
 from cairn_action.run.graded import judge_answer, total_cost, total_usage
 from cairn_action.run.models import CaseRecord, ProviderCall, RetrievedChunk
@@ -34,14 +33,6 @@ class _Answered:
     call: ProviderCall
     elapsed_ms: float
     """Wall time this run spent on the call (a cache read when the result was cached)."""
-
-
-def sample_key(key: str, sample: int) -> str:
-    """The cache key of one sample: the first ask keeps the answerer's own key (so caches written before
-    repeats existed stay valid), later asks get keys of their own, so a repeat is a fresh answer."""
-    if sample == 0:
-        return key
-    return hashlib.sha256(f"{key}\0sample\0{sample}".encode()).hexdigest()
 
 
 def _answer(deps: CaseDeps, request: AnswerRequest) -> _Answered:
@@ -180,7 +171,7 @@ def run_case(case: GoldenCase, deps: CaseDeps, sample: int = 0) -> CaseRecord:
         )
 
     # A grading (LLM) judge's call goes through the cache and onto the record: run/graded.py.
-    judged = judge_answer(deps.judge, deps.cache, case, result.answer_text, deps.clock)
+    judged = judge_answer(deps.judge, deps.cache, case, result.answer_text, deps.clock, sample=sample)
     if judged.calls:
         calls = [*calls, *judged.calls]
         spent.update(calls=calls, usage=total_usage(calls), cost_usd=total_cost(calls))

@@ -128,7 +128,9 @@ def run_target_case(case: GoldenCase, deps: CaseDeps, base: dict[str, Any]) -> C
     if result.abstained or result.answer_text is None:
         return CaseRecord(**observed, **spent(), status="abstained", model_abstained=True)
 
-    judged = judge_answer(deps.judge, deps.cache, case, result.answer_text, deps.clock)
+    judged = judge_answer(
+        deps.judge, deps.cache, case, result.answer_text, deps.clock, sample=base.get("sample", 0)
+    )
     calls.extend(judged.calls)
     answer = {"answer_text": result.answer_text, "citations": result.citations}
     if judged.error is not None:

@@ -21,7 +21,7 @@ TINY_CASES = 8
 def write_config(folder: Path, name: str, body: str) -> Path:
     """A cairn.toml over the tiny corpus and golden set, plus `body` (more keys and sections).
 
-    Unless `body` has a [gate] section, critical cases are asked once (`baseline_samples = 1`), so a test
+    Unless `body` has a [gate] section, every case is asked once (`baseline_samples = 1`), so a test
     of a provider or target counts one call per case; tests/integration/test_eval_samples.py pins the
     sampling itself."""
     gate = "" if "[gate]" in body else "\n[gate]\nbaseline_samples = 1\n"

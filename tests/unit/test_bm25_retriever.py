@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import math
+
+import numpy as np
 
 from cairn_action.index.chunks import Chunk, ChunkStore
 from cairn_action.retrieval.lexical import BM25Retriever, strictly_decreasing
@@ -78,7 +81,8 @@ def test_bm25__ties__broken_by_chunk_id_and_scores_strictly_decreasing() -> None
     assert [h.chunk.doc for h in hits] == ["a.md", "m.md", "z.md"]
     scores = [h.score for h in hits]
     assert all(a > b for a, b in itertools.pairwise(scores))
-    assert scores[0] - scores[-1] < 1e-9  # the nudge is the smallest float step, not a re-scoring
+    assert all(a > b for a, b in itertools.pairwise(np.float32(scores)))  # trec_eval reads a C float
+    assert scores[0] - scores[-1] < 1e-5  # the nudge is the smallest float32 step, not a re-scoring
 
 
 def test_bm25__deterministic_across_instances() -> None:
@@ -91,6 +95,17 @@ def test_strictly_decreasing__nudges_only_ties() -> None:
     out = strictly_decreasing([3.0, 2.0, 2.0, 2.0, 1.0])
     assert out[0] == 3.0 and out[1] == 2.0 and out[4] == 1.0
     assert out[1] > out[2] > out[3] > out[4]
+    assert np.float32(out[1]) > np.float32(out[2]) > np.float32(out[3])
+
+
+def test_strictly_decreasing__scores_one_float64_step_apart__still_distinct_in_float32() -> None:
+    close = [
+        7.25,
+        math.nextafter(7.25, -math.inf),
+        math.nextafter(math.nextafter(7.25, -math.inf), -math.inf),
+    ]
+    out = [np.float32(x) for x in strictly_decreasing(close)]
+    assert out[0] > out[1] > out[2]
 
 
 def test_bm25__empty_store__returns_nothing() -> None:

@@ -1,11 +1,12 @@
-"""The lexical judge, rule lexical-1: containment, token F1 with a number guard, unanswerable answered."""
+"""The lexical judge, rule lexical-2: containment, token F1 with a guard on numbers, months and Roman
+numerals, unanswerable answered."""
 
 from __future__ import annotations
 
 import pytest
 
 from cairn_action.golden.models import GoldenCase, SupportQuote
-from cairn_action.run.judge import LexicalJudge, contains_tokens
+from cairn_action.run.judge import LexicalJudge, contains_tokens, distinguishing
 
 QUOTE = [SupportQuote(doc="returns.md", quote="A customer has 14 days from delivery to request a credit")]
 
@@ -22,7 +23,7 @@ def case(
 
 def test_judge__records_name_and_rule_version() -> None:
     verdict = LexicalJudge().judge(case(), "14 days")
-    assert (verdict.name, verdict.rule_version) == ("lexical", "lexical-1")
+    assert (verdict.name, verdict.rule_version) == ("lexical", "lexical-2")
     assert verdict.score is None
 
 
@@ -83,3 +84,27 @@ def test_contains_tokens__contiguous_only() -> None:
     assert not contains_tokens(["a", "b", "c"], ["a", "c"])
     assert contains_tokens([], [])
     assert not contains_tokens(["a"], [])
+
+
+@pytest.mark.parametrize(
+    ("expected", "answer", "correct"),
+    [
+        ("King Charles III", "King Charles", False),  # token F1 0.8, the regnal number missing
+        ("King Charles III", "It was King Charles III.", True),
+        ("8 February 2026", "8 March 2026", False),  # F1 0.67: the month distinguishes
+        ("8 February 2026", "8 february 2026, a Sunday", True),
+        ("World War I", "World War II", False),
+        ("You may return it", "you can return it", True),  # "may" the verb is no month
+    ],
+)
+def test_judge__distinguishing_token_missing__wrong_despite_token_f1(
+    expected: str, answer: str, correct: bool
+) -> None:
+    assert LexicalJudge().judge(case(expected), answer).correct is correct
+
+
+def test_distinguishing__numbers_months_and_capital_roman_numerals_only() -> None:
+    assert distinguishing("King Charles III") == ["iii"]
+    assert distinguishing("Monday 31 August 2026") == ["31", "august", "2026"]
+    assert distinguishing("I think it is civil") == []  # a lone I opens the sentence; "civil" is a word
+    assert distinguishing("World War I") == ["i"]

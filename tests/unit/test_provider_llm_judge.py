@@ -134,3 +134,32 @@ def test_pipeline__llm_judge_unreachable__case_error_that_keeps_the_answer(tmp_p
     llm.backend.close()
     assert record.status == "error" and record.answer_text == "14 days"
     assert (record.error or "").startswith("judge: openai: ") and "connection failed" in (record.error or "")
+
+
+def test_pipeline__llm_judge_same_answer_in_every_sample__each_sample_graded_afresh(tmp_path: Path) -> None:
+    # The answer text is identical in all three samples; a judge cached by text alone would copy one grade
+    # into all of them, so one unlucky grade would read as "wrong in 3 of 3".
+    with FakeOpenAIServer() as server:
+        server.script(
+            Step(content='{"score": 1, "correct": true}'),
+            Step(content='{"score": 0, "correct": false}'),
+            Step(content='{"score": 1, "correct": true}'),
+        )
+        llm = LLMJudge(openai_chat(server.base_url, model="gpt-4.1-mini"))
+        deps = dataclasses.replace(make_deps(tmp_path), judge=llm)
+        records = [run_case(make_case("q1"), deps, sample=s) for s in range(3)]
+        again = [run_case(make_case("q1"), deps, sample=s) for s in range(3)]
+        llm.backend.close()
+
+    assert len(server.requests) == 3  # one grade per sample; the rerun replays each sample's own grade
+    assert [r.judge.correct for r in records if r.judge] == [True, False, True]
+    assert [r.judge.correct for r in again if r.judge] == [True, False, True]
+    assert [r.calls[-1].cached for r in again] == [True, True, True]
+
+
+def test_pipeline__lexical_judge__same_answer_judged_alike_in_every_sample(tmp_path: Path) -> None:
+    deps = make_deps(tmp_path)
+    records = [run_case(make_case("q1"), deps, sample=s) for s in range(3)]
+    assert {r.answer_text for r in records} == {"14 days"}
+    assert [r.judge.correct for r in records if r.judge] == [True, True, True]
+    assert all(c.role != "judge" for r in records for c in r.calls)  # no model call to cache

@@ -1,0 +1,174 @@
+"""Critical losses decided family-wise (Holm), known-flaky cases asked more, and the abstention rule on
+evidence from both sides (issue 23)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from gate_fixtures import report
+
+from cairn_action.gate import run_gate
+from cairn_action.gate.confirm import flaky_plan
+from cairn_action.gate.stats import holm_adjusted, mantel_haenszel_drop
+from cairn_action.report.models import Report
+
+UNANSWERED = {"status": "answered", "answer_text": "Yes, it is.", "correct": False}
+
+
+def _candidate(changes: dict[str, dict[str, object]]) -> tuple[Report, Report]:
+    """noisy_baseline, and a copy of it with the given per-case fields changed."""
+    baseline = report("noisy_baseline")
+    rows = [c.model_copy(update=changes[c.case_id]) if c.case_id in changes else c for c in baseline.per_case]
+    return baseline, baseline.model_copy(update={"per_case": rows})
+
+
+def test_holm_adjusted__hand_computed_step_down_in_input_order() -> None:
+    assert holm_adjusted([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm_adjusted([0.6, 0.5]) == pytest.approx([1.0, 1.0])
+    assert holm_adjusted([]) == []
+
+
+def test_gate__one_critical_case_right_3_of_3_now_1_of_5__lost_at_p_0_071() -> None:
+    baseline, candidate = _candidate({"una-001": {**UNANSWERED, "n_samples": 5, "n_right": 1}})
+    decision = run_gate(baseline, candidate).decision
+    (reason,) = [r for r in decision.reasons if r.code == "critical_case_lost"]
+    assert reason.subject == "una-001" and "p = 0.0714" in reason.message and "Holm" not in reason.message
+
+
+def test_gate__two_critical_cases_each_at_p_0_071__not_lost_family_wise_and_the_notes_say_why() -> None:
+    moved = {**UNANSWERED, "n_samples": 5, "n_right": 1}
+    baseline, candidate = _candidate({"una-001": moved, "una-002": moved})
+    result = run_gate(baseline, candidate)
+    assert [r.code for r in result.decision.reasons if r.code == "critical_case_lost"] == []
+    changes = result.comparison.by_outcome("broke")
+    assert [c.loss_p_holm for c in changes] == pytest.approx([8 / 56, 8 / 56])
+    notes = [n for n in result.decision.notes if "not on the evidence" in n]
+    assert len(notes) == 2
+    assert "Holm-adjusted over the 2 critical cases that broke p = 0.143 > 0.1" in notes[0]
+    assert "known flaky: its samples disagree among themselves" in notes[0]
+
+
+def test_gate__two_critical_cases_wrong_in_every_sample__both_lost_family_wise() -> None:
+    gone = {**UNANSWERED, "n_samples": 5, "n_right": 0}
+    baseline, candidate = _candidate({"una-001": gone, "una-002": gone})
+    decision = run_gate(baseline, candidate).decision
+    lost = [r for r in decision.reasons if r.code == "critical_case_lost"]
+    assert {r.subject for r in lost} == {"una-001", "una-002"}
+    assert "Holm-adjusted over the 2 critical cases that broke p = 0.0357" in lost[0].message
+
+
+def test_flaky_plan__confirmed_case_whose_samples_split_and_still_differ__asked_extra_plus_one_more() -> None:
+    baseline, candidate = _candidate(
+        {
+            "una-001": {**UNANSWERED, "n_samples": 5, "n_right": 1},  # split, still broke: more
+            "una-002": {**UNANSWERED, "n_samples": 5, "n_right": 0},  # unanimous: decided
+            "una-003": {"n_samples": 5, "n_right": 1},  # split, but the baseline's verdict (wrong)
+        }
+    )
+    plan = {"una-001": 5, "una-002": 5, "una-003": 5}
+    assert flaky_plan(baseline, candidate, plan, extra=4) == {"una-001": 10}
+    assert flaky_plan(baseline, candidate, plan, extra=0) == {}
+    assert flaky_plan(baseline, candidate, {}, extra=4) == {}
+
+
+def test_gate__noisy_baseline_missed_alpha_by_noise__abstention_rule_still_decides_on_evidence() -> None:
+    ids = ("ret-001", "ret-002", "ret-003", "ret-004", "ret-005")
+    wrong = {"answer_text": "30 days", "correct": False, "token_f1": 0.0, "exact_match": False, "n_right": 0}
+    baseline, candidate = _candidate(dict.fromkeys(ids, wrong))
+    missed = {"abstention": baseline.abstention.model_copy(update={"guarantee_met": False})}
+    lost = {"abstention": candidate.abstention.model_copy(update={"guarantee_met": False})}
+    decision = run_gate(baseline.model_copy(update=missed), candidate.model_copy(update=lost)).decision
+    (reason,) = [r for r in decision.reasons if r.code == "guarantee_lost"]
+    assert reason.message.startswith("the abstention guarantee does not hold, and error among answered rose")
+    assert "7 wrong of 9 answered, the baseline 2 of 9" in reason.message
+
+
+def test_mantel_haenszel_drop__one_table__hand_computed_with_continuity_correction() -> None:
+    # 3 of 3 against 0 of 5: E = 3 x 3 / 8, Var = 3 x 5 x 3 x 5 / (8^2 x 7), z = (3 - E - 0.5) / sqrt(Var)
+    z = (3 - 9 / 8 - 0.5) / math.sqrt(225 / 448)
+    result = mantel_haenszel_drop([(3, 3, 0, 5)])
+    assert result.p_one_sided == pytest.approx(0.5 * math.erfc(z / math.sqrt(2)), rel=1e-12)
+    assert (result.strata, result.right_before, result.n_after) == (1, 3, 5)
+
+
+def test_mantel_haenszel_drop__tables_without_information__skipped_and_p_one() -> None:
+    result = mantel_haenszel_drop([(3, 3, 1, 1), (0, 3, 0, 1), (1, 1, 0, 0)])
+    assert (result.strata, result.p_one_sided) == (0, 1.0)
+
+
+def test_gate__two_plain_cases_wrong_in_every_sample__correctness_drop_on_the_samples() -> None:
+    # McNemar on the verdicts (2 broke, 0 fixed) gives p = 0.25; the samples say more.
+    wrong = {"answer_text": "30 days", "correct": False, "token_f1": 0.0, "exact_match": False}
+    gone = {**wrong, "n_samples": 5, "n_right": 0}
+    baseline, candidate = _candidate({"ret-001": gone, "ret-002": gone})
+    rows = [
+        c.model_copy(update={"n_samples": 3, "n_right": int(bool(c.n_right)) * 3}) for c in baseline.per_case
+    ]
+    result = run_gate(baseline.model_copy(update={"per_case": rows}), candidate)
+    (reason,) = [r for r in result.decision.reasons if r.code == "correctness_drop"]
+    assert "one-sided Mantel-Haenszel test stratified by case" in reason.message
+    assert result.comparison.stats is not None and result.comparison.stats.mcnemar_p_one_sided == 0.25
+
+
+def test_gate__one_plain_case_wrong_in_every_sample__no_correctness_drop() -> None:
+    gone = {"answer_text": "30 days", "correct": False, "token_f1": 0.0, "n_samples": 5, "n_right": 0}
+    baseline, candidate = _candidate({"ret-001": gone})
+    rows = [
+        c.model_copy(update={"n_samples": 3, "n_right": int(bool(c.n_right)) * 3}) for c in baseline.per_case
+    ]
+    decision = run_gate(baseline.model_copy(update={"per_case": rows}), candidate).decision
+    assert "correctness_drop" not in {r.code for r in decision.reasons}
+
+
+def _control(baseline: Report, rows: dict[str, dict[str, object]]) -> Report:
+    """A control report of `baseline`: the named rows re-asked now (see report/control.py)."""
+    from cairn_action.report.models import ControlNote
+
+    per_case = [c.model_copy(update=rows[c.case_id]) if c.case_id in rows else c for c in baseline.per_case]
+    note = ControlNote(cases=sorted(rows), samples=3 * len(rows), calls=3 * len(rows), cost_usd=0.0)
+    return baseline.model_copy(
+        update={"per_case": per_case, "notes": baseline.notes.model_copy(update={"control": note})}
+    )
+
+
+def test_gate_with_control__base_system_wrong_now_too__not_blamed_and_the_environment_shifted() -> None:
+    baseline, candidate = report("noisy_baseline"), report("noisy_lost")
+    now_wrong = next(c for c in candidate.per_case if c.case_id == "ret-008")
+    control = _control(
+        baseline, {"ret-008": now_wrong.model_copy(update={"n_samples": 3, "n_right": 0}).model_dump()}
+    )
+    result = run_gate(baseline, candidate, control=control)
+    assert result.decision.status == "pass"
+    assert result.decision.notes[0].startswith("the environment shifted since the baseline")
+    assert "right in 0 of 3 samples now, 3 of 3 in the baseline" in result.decision.notes[0]
+
+
+def test_gate_with_control__base_system_still_right__the_loss_stands() -> None:
+    baseline, candidate = report("noisy_baseline"), report("noisy_lost")
+    result = run_gate(baseline, candidate, control=_control(baseline, {"ret-008": {}}))
+    assert result.decision.status == "regression"
+    assert result.decision.notes[0].startswith("control: the base system was re-asked now on the 1 case(s)")
+    (reason,) = [r for r in result.decision.reasons if r.code == "critical_case_lost"]
+    assert "wrong in 5 of 5 samples, right in the base system's, re-asked now, 3 of 3" in reason.message
+
+
+def test_gate_with_control__not_a_control_or_of_another_baseline__data_error_exit_2() -> None:
+    from cairn_action.errors import DataError
+
+    baseline, candidate = report("noisy_baseline"), report("noisy_lost")
+    with pytest.raises(DataError, match="not a control report"):
+        run_gate(baseline, candidate, control=baseline)
+    other = _control(baseline, {"ret-008": {}}).model_copy(update={"corpus_hash": "f" * 64})
+    with pytest.raises(DataError, match="does not belong to this baseline"):
+        run_gate(baseline, candidate, control=other)
+
+
+def test_compare__retrieval_depths_differ__note_names_both_mrr_cut_offs() -> None:
+    baseline = report("noisy_baseline")
+    deeper = baseline.model_copy(update={"notes": baseline.notes.model_copy(update={"retrieval_depth": 20})})
+    notes = run_gate(baseline, deeper).comparison.notes
+    assert (
+        "MRR is reciprocal rank within retrieval.depth: the baseline's is MRR@10, this PR's MRR@20"
+        in " ".join(notes)
+    )
