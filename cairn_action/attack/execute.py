@@ -144,6 +144,9 @@ def plan_attack(
     probes = [p for p in suite.probes if p.family not in not_applicable]
     options = RunOptions(
         split="all",
+        # `run.repeats` asks per probe: a baseline's extra samples per case are for the gate's evidence
+        # on golden cases, and would multiply the probe run's cost.
+        sampling="candidate",
         artifact=artifact,
         cases=tuple(probe_case(p) for p in probes),
         stem=f"attack-{loaded.config.name}-{suite.suite_hash[:8]}",
