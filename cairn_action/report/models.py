@@ -73,14 +73,17 @@ class AbstentionMetrics(_Model):
 
 class OperationalMetrics(_Model):
     cost_usd_total: float | None = 0.0
-    """None when some call's price was unknown."""
+    """Every call the run paid for on these cases: each case's first sample and its later samples
+    (repeats, baseline samples of critical cases, confirmation re-asks). None when some call's price was
+    unknown."""
     cost_per_question_usd: float | None = 0.0
-    """cost_usd_total over scored cases."""
+    """The first samples' cost over scored cases: what one ask of each question costs, comparable
+    between runs that re-asked different cases."""
     latency_p50_ms: float | None = 0.0
     """Linear-interpolated percentile (numpy's default) over every scored case; None with no cases."""
     latency_p95_ms: float | None = 0.0
     tokens_total: int = 0
-    """Input, output and cached input tokens of every call."""
+    """Input, output and cached input tokens of every call, later samples' included (as cost_usd_total)."""
     cache_hit_rate: float | None = None
     """Share of calls whose stable prompt prefix matched the previous call's in the same stream (role,
     provider, model); None with fewer than two such calls."""
@@ -102,6 +105,10 @@ class SampleOutcome(_Model):
     """None for an errored sample (it is not evidence either way)."""
     confidence: float | None = None
     answer_text: str | None = None
+    tokens: int = 0
+    """Tokens of this sample's calls (they count in `tokens_total`)."""
+    cost_usd: float | None = 0.0
+    """This sample's cost (it counts in `cost_usd_total`); None when a price was unknown."""
 
 
 class PerCase(_Model):
