@@ -273,7 +273,9 @@ def _notes(
     )
 
 
-def paid_totals(first_cost: float | None, first_tokens: int, rows: Sequence[PerCase]) -> tuple[float | None, int]:
+def paid_totals(
+    first_cost: float | None, first_tokens: int, rows: Sequence[PerCase]
+) -> tuple[float | None, int]:
     """(cost, tokens) of every call the run paid for on the scored cases: the first samples' totals plus
     each later sample's (repeats, baseline samples, confirmation re-asks; see report/samples.py).
     Counting only first samples hid about half the tokens of a run whose critical cases were asked again."""

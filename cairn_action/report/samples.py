@@ -8,7 +8,6 @@ was right over all its samples, which is what the gate weighs a change on.
 from __future__ import annotations
 
 import math
-
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass

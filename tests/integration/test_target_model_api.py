@@ -304,7 +304,9 @@ def test_openai_with_llm_judge_and_repeats__tokens_and_cost_count_every_call_the
     assert models.count("gpt-4.1-mini") > 0  # a repeated answer is graded once (Cairn's cache)
     operational = run.report["operational"]
     # The fake's own bill: every request it answered, the second samples and their grades included.
-    assert operational["tokens_total"] == sum(u["prompt_tokens"] + u["completion_tokens"] for u in server.usages)
+    assert operational["tokens_total"] == sum(
+        u["prompt_tokens"] + u["completion_tokens"] for u in server.usages
+    )
     expected_cost = sum(_openai_cost(m, u) for m, u in zip(models, server.usages, strict=True))
     assert operational["cost_usd_total"] == pytest.approx(expected_cost, rel=1e-9)
     first = [r for r in run.records if r.sample == 0]
