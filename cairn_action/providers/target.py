@@ -7,9 +7,13 @@ what it cited and how confident it is (schema `TARGET_SCHEMA`, the same for both
     response {"answer": "14 days" | null, "abstained": false, "confidence": 0.82,
               "passages": [{"id": "returns#3", "text": "...", "doc": "returns.md", "score": 12.1}, ...],
               "citations": [{"id": "returns#3", "quote": "..."}],
+              "used": ["returns#3"],
               "usage": {"input_tokens": 812, "output_tokens": 9}, "cost_usd": 0.00013}
 
-Only `answer` matters; everything else is optional. A passage may be a bare string. Without
+Only `answer` matters; everything else is optional. `used` names (by `id`) the passages of `passages`
+your answerer was given: the explanation of a wrong answer ("support ranked 4, not among the 1 passage the
+answerer used") reads it; without it Cairn says it does not know which passages the answerer saw, and
+never assumes the config's `top_k` for a target. A passage may be a bare string. Without
 `citations`, every passage counts as cited. A python function receives the question as its one
 argument and may return that dict, an object with those attributes, a plain string (the answer) or
 None (abstain). A function that raises, or a reply that does not fit, is that case's `error`, with the
@@ -82,6 +86,8 @@ class TargetResponse(_Strict):
     confidence: float | str | None = None
     passages: list[TargetPassage | str] = Field(default_factory=list)
     citations: list[TargetCitation | str | int] | None = None
+    used: list[str | int] | None = None
+    """Ids of the returned passages the answerer was given (module docstring)."""
     usage: TargetUsage | None = None
     cost_usd: float | None = Field(default=None, ge=0)
 
@@ -105,6 +111,8 @@ class TargetAnswer(AnswerResult):
     """An answer with the passages the target retrieved (what the retrieval metrics are computed from)."""
 
     passages: list[Passage] = Field(default_factory=list)
+    used: list[str] | None = None
+    """Ids of the passages the target's answerer used, when the target said; None when it did not."""
 
 
 class PassageLocator:
@@ -201,6 +209,14 @@ def to_target_answer(data: Any, locator: PassageLocator | None, raw: str) -> Tar
                 end=where[2] if where else None,
             )
         )
+    used = None if response.used is None else [str(u) for u in response.used]
+    unknown = sorted(set(used or ()) - {p.id for p in passages})
+    if unknown:
+        return TargetAnswer(
+            error=f"target reply does not fit {TARGET_SCHEMA}: used: names passages it did not return: "
+            f"{', '.join(unknown[:5])} (each id in `used` must be the `id` of one of `passages`)",
+            raw_output=raw[:_RAW_LIMIT],
+        )
     if response.citations is None:
         citations = [Citation(chunk_id=p.id) for p in passages]
     else:
@@ -222,6 +238,7 @@ def to_target_answer(data: Any, locator: PassageLocator | None, raw: str) -> Tar
         usage=Usage(**usage.model_dump()) if usage is not None else Usage(),
         cost_usd=response.cost_usd,
         passages=passages,
+        used=used,
     )
 
 

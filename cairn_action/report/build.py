@@ -216,6 +216,8 @@ def _per_case(outcome: CaseOutcome, record: CaseRecord, case: GoldenCase, sample
         n_right=samples.n_right,
         agreement=samples.agreement,
         samples=samples.samples,
+        context_size=None if record.context_ids is None else len(record.context_ids),
+        support_in_context=record.support_in_context,
     )
 
 

@@ -161,6 +161,12 @@ class PerCase(_Model):
     """Share of the samples that gave the most common answer (abstaining counts as one answer)."""
     samples: list[SampleOutcome] = Field(default_factory=list)
     """Every sample after the first, when there are several."""
+    # Additions: what a target's answerer was given, as the target reported it (`used`).
+    context_size: int | None = None
+    """Passages the target's answerer used; None when Cairn's answerer ran (it sees `notes.top_k`) or the
+    target did not say."""
+    support_in_context: bool | None = None
+    """Those passages cover every support quote; None when unknown."""
 
 
 class TagStats(_Model):

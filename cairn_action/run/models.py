@@ -156,6 +156,11 @@ class CaseRecord(_Model):
     retrieved_support_rank: int | None = None
     """Evidence-complete rank (metrics.md §2.5): smallest k whose top-k covers every quote; None if never."""
     first_overlap_rank: int | None = None
+    context_ids: list[str] | None = None
+    """A target's answerer's passages (ids of `retrieved`), as the target reported them (`used`); None
+    when it did not say. Cairn's own answerer is given the top `top_k` of `retrieved`."""
+    support_in_context: bool | None = None
+    """Those passages cover every support quote; None without `context_ids` or support to cover."""
     judge: JudgeVerdict | None = None
     claims: list[Claim] = Field(default_factory=list)
     calls: list[ProviderCall] = Field(default_factory=list)
