@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cairn_action.errors import CairnError, ExitCode
+from cairn_action.files import check_output_dir, os_errors_as_data_errors
 
 if TYPE_CHECKING:
     import argparse
@@ -60,11 +61,8 @@ then commit reports/latest/my-rag.json: it is the baseline every pull request is
 (replace `owner/cairn@v1` in the workflows with where you got Cairn)"""
 
 
-def cmd_init(args: argparse.Namespace) -> int:
-    target = Path(args.dir)
-    if target.exists() and not target.is_dir():
-        raise CairnError(f"{target}: exists and is not a folder", "pass a folder (new or existing) to init")
-    files = scaffold_files()
+def _write_scaffold(target: Path, files: dict[str, bytes]) -> None:
+    """Write `files` under `target`, or nothing if any of them is there already."""
     present = [rel for rel in files if (target / rel).exists()]
     if present:
         shown = ", ".join(present[:5]) + (f" and {len(present) - 5} more" if len(present) > 5 else "")
@@ -76,6 +74,16 @@ def cmd_init(args: argparse.Namespace) -> int:
         path = target / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    target = Path(args.dir)
+    if target.exists() and not target.is_dir():
+        raise CairnError(f"{target}: exists and is not a folder", "pass a folder (new or existing) to init")
+    files = scaffold_files()
+    with os_errors_as_data_errors("write the project there", "pass a folder you can read and write to init"):
+        check_output_dir(target, what="the project folder")
+        _write_scaffold(target, files)
     here = target.resolve() == Path.cwd().resolve()
     cd = "" if here else f"cd {args.dir} && "
     print(NEXT_STEPS.format(dir=target, n=len(files), cd=cd), file=sys.stdout)
