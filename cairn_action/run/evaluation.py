@@ -227,6 +227,8 @@ def run_evaluation(
         if done is not None:
             log.write(done + "\n")
     corpus = load_corpus(corpus_dir)
+    for line in corpus.skipped_lines():  # never dropped without a word
+        log.write(f"note: {line}\n")
     warnings = golden_warnings(golden)
     if warnings:
         log.write(f"note: the golden set has {len(warnings)} warning(s); `cairn golden check` lists them\n")
