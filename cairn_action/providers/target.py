@@ -287,6 +287,10 @@ class _Target:
     """The target retrieves for itself: the run measures retrieval on the passages it returns."""
     locator: PassageLocator | None = None
 
+    def code_hash(self) -> str:
+        """16 hex digits identifying the system under test (`target_hash`): see the subclasses."""
+        raise NotImplementedError
+
     def request_key(self, request: AnswerRequest) -> str:
         payload = {"target": self.model, "schema": TARGET_SCHEMA, "question": request.question}
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
@@ -305,6 +309,12 @@ class PythonTarget(_Target):
         self.function = function
         self.model = spec
         self.top_k = top_k
+
+    def code_hash(self) -> str:
+        """The content of the module the spec names, or of its whole top-level package when it is in
+        one (`python:rag.chain:answer` hashes every .py file of `rag/`): two different systems under one
+        config never share an identity. Libraries it imports from elsewhere are not included."""
+        return python_code_hash(self.function)
 
     def ask(self, request: AnswerRequest) -> TargetAnswer:
         try:
@@ -332,6 +342,10 @@ class HttpTarget(_Target):
         self.api_key = api_key
         self.top_k = top_k
 
+    def code_hash(self) -> str:
+        """The service's URL (without credentials or query): Cairn cannot see the code behind it."""
+        return hashlib.sha256(f"http\0{self.model}".encode()).hexdigest()[:16]
+
     def ask(self, request: AnswerRequest) -> TargetAnswer:
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         payload = {"question": request.question, "case_id": request.case_id, "top_k": self.top_k}
@@ -341,6 +355,27 @@ class HttpTarget(_Target):
         except ValueError:
             return TargetAnswer(error="target reply is not JSON", raw_output=reply.text[:_RAW_LIMIT])
         return to_target_answer(data, self.locator, reply.text)
+
+
+def python_code_hash(function: Callable[..., Any]) -> str:
+    """sha256 (16 hex) over the source files of `function`'s module, or of its top-level package."""
+    module = sys.modules.get(getattr(function, "__module__", "") or "")
+    top = sys.modules.get((getattr(module, "__name__", "") or "").split(".")[0]) if module else None
+    files: list[Path] = []
+    if top is not None and getattr(top, "__path__", None):
+        for folder in top.__path__:
+            files += sorted(p for p in Path(folder).rglob("*.py") if "__pycache__" not in p.parts)
+        base = [Path(f) for f in top.__path__]
+    elif module is not None and getattr(module, "__file__", None):
+        files = [Path(module.__file__)]  # type: ignore[arg-type]
+        base = [files[0].parent]
+    else:
+        base = []
+    digest = hashlib.sha256(f"python\0{getattr(function, '__qualname__', '')}\n".encode())
+    for file in files:
+        rel = next((file.relative_to(b).as_posix() for b in base if file.is_relative_to(b)), file.name)
+        digest.update(f"{rel}\0{hashlib.sha256(file.read_bytes()).hexdigest()}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 def load_python_target(spec: str, search_path: Path | None = None) -> Callable[[str], Any]:

@@ -320,6 +320,7 @@ def build_report(
         cairn_version=cairn_version,
         config_name=config.name,
         config_hash=header.config_hash,
+        target_hash=header.target_hash,
         corpus_hash=header.corpus_hash,
         golden_version=golden.version,
         split=which,

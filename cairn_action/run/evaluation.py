@@ -287,6 +287,7 @@ def run_evaluation(
         embedding_model=built.embedding_model,
         query_rewriting=rewriter is not None,
         reranker=reranker is not None,
+        target_hash=answerer.code_hash() if is_retrieving_target(answerer) else None,  # type: ignore[attr-defined]
     )
     deps = CaseDeps(
         store=store,

@@ -70,6 +70,8 @@ class RunHeader(_Model):
     """The provider rewrote each question before retrieval (`retrieval.rewrite = "llm"`)."""
     reranker: bool = False
     """The provider re-ordered the retrieved chunks (`retrieval.rerank = "llm"`)."""
+    target_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
+    """For a `target`: the identity of the user's system, beside `config_hash` (providers/target.py)."""
 
 
 class RetrievedChunk(_Model):

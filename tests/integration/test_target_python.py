@@ -185,3 +185,27 @@ def test_python_target__does_not_say_what_its_answerer_used__why_says_it_does_no
     row = next(c for c in report.per_case if c.case_id == "t-01")
     assert row.context_size is None
     assert "it did not say which its answerer used" in why(row, report)
+
+
+def test_python_target__code_edited__target_hash_changes_config_hash_does_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = tmp_path / "team_rag.py"
+    corpus = REPO / "tests" / "data" / "tiny_rag" / "corpus"
+    source = (REPO / "tests" / "fakes" / "tiny_rag.py").read_text(encoding="utf-8")
+    source = source.replace(
+        'Path(__file__).resolve().parents[1] / "data" / "tiny_rag" / "corpus"', f"Path({str(corpus)!r})"
+    )
+    module.write_text(source, encoding="utf-8")
+    write_config(tmp_path, "team", 'target = "python:team_rag:answer"')
+    first = evaluate(tmp_path, "team", capsys, monkeypatch)
+    assert first.code == 0, first.err
+    module.write_text(source + "\n# the LLM-backed rewrite\n", encoding="utf-8")
+    sys.modules.pop("team_rag", None)  # a new process would import the edited file
+    time.sleep(1.1)  # reports are named by the second
+    second = evaluate(tmp_path, "team", capsys, monkeypatch)
+    assert second.code == 0, second.err
+    a, b = first.report, second.report
+    assert a["config_hash"] == b["config_hash"]
+    assert a["target_hash"] and b["target_hash"] and a["target_hash"] != b["target_hash"]
+    assert len(a["target_hash"]) == 16
