@@ -221,6 +221,36 @@ def _per_case(outcome: CaseOutcome, record: CaseRecord, case: GoldenCase, sample
     )
 
 
+NO_PASSAGES = (
+    "the system returned no passages for any of the {n} cases: likely causes: it reads none of the corpus "
+    "(another folder, or only some suffixes: an example reading *.md finds nothing in .txt or .html files), "
+    "its index is empty, or its reply has no `passages`"
+)
+NO_PASSAGES_BUILTIN = (
+    "retrieval returned no chunks for any of the {n} cases: likely causes: an empty index or a filter that "
+    "drops every chunk"
+)
+NO_ANSWERS = (
+    "the system answered none of the {n} cases: likely causes: its model is not reachable or configured "
+    "(URL, key, settings the evaluation does not pass on), it abstains on everything, or its reply has no "
+    "`answer`"
+)
+
+
+def nothing_returned(records: Sequence[CaseRecord], *, target: bool) -> list[str]:
+    """A warning for each thing the system returned for no case (errored and stale cases aside)."""
+    replied = [r for r in records if r.status in ("answered", "abstained")]
+    if not replied:
+        return []
+    n = len(replied)
+    found = []
+    if not any(r.retrieved for r in replied):
+        found.append((NO_PASSAGES if target else NO_PASSAGES_BUILTIN).format(n=n))
+    if not any(r.answer_text for r in replied):
+        found.append(NO_ANSWERS.format(n=n))
+    return found
+
+
 def _notes(
     card: Scorecard,
     header: RunHeader,
@@ -272,6 +302,7 @@ def _notes(
         gate_policy=config.gate.model_dump(mode="json"),
         extra={"embedding_model": header.embedding_model} if header.embedding_model else {},
         config=experiment_settings(config, header.embedding_model),
+        nothing_returned=nothing_returned(records, target=header.retrieval_mode == "target"),
     )
 
 

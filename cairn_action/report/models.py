@@ -262,6 +262,9 @@ class Notes(_Model):
     config: dict[str, object] = Field(default_factory=dict)
     """Addition: the experiment the config hash identifies, as dotted keys (`chunking.size`: 800; URLs
     without credentials): the comment's config diff. Empty in reports written before it existed."""
+    nothing_returned: list[str] = Field(default_factory=list)
+    """Addition: what the system returned for no case at all (`passages`, `answer`), each with its likely
+    causes: a run that measured nothing must not read as a system that abstains well."""
 
 
 class Report(_Model):

@@ -84,6 +84,7 @@ def summary_lines(report: Report) -> list[str]:
     worst = worst_tags(report)
     if worst:
         lines.append(worst)
+    lines += [f"warning: {w}" for w in report.notes.nothing_returned]
     counts = report.notes.counts
     trouble = [f"{counts[k]} {k}" for k in ("error", "stale") if counts.get(k)]
     if trouble:

@@ -85,3 +85,8 @@ def answer_using_passages(question: str) -> dict[str, Any]:
     reply = answer(question)
     reply["used"] = [p["id"] for p in reply["passages"]]
     return reply
+
+
+def returns_nothing(question: str) -> dict[str, Any]:
+    """A system pointed at the wrong folder: it finds nothing, so it retrieves nothing and abstains."""
+    return {"answer": None, "abstained": True, "passages": []}

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from eval_kit import REPO, TINY_CASES, evaluate, write_config
 
+from cairn_action.gate import run_gate
+from cairn_action.render.markdown import render_comment
 from cairn_action.render.terminal import why
 from cairn_action.report.models import Report
 
@@ -209,3 +211,32 @@ def test_python_target__code_edited__target_hash_changes_config_hash_does_not(
     assert a["config_hash"] == b["config_hash"]
     assert a["target_hash"] and b["target_hash"] and a["target_hash"] != b["target_hash"]
     assert len(a["target_hash"]) == 16
+
+
+def test_python_target__returns_nothing_for_every_case__warned_with_causes_and_in_the_comment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_config(tmp_path, "tiny-empty", 'target = "python:tiny_rag:returns_nothing"')
+    run = evaluate(tmp_path, "tiny-empty", capsys, monkeypatch)
+    assert run.code == 0, run.err
+    assert f"warning: the system returned no passages for any of the {TINY_CASES} cases" in run.out
+    assert "only some suffixes" in run.out
+    assert f"warning: the system answered none of the {TINY_CASES} cases" in run.out
+    report = Report.model_validate(run.report)
+    assert len(report.notes.nothing_returned) == 2
+    working = Report.model_validate(evaluate(tmp_path, "tiny-empty", capsys, monkeypatch).report)
+    body = render_comment(
+        run_gate(
+            working.model_copy(update={"notes": working.notes.model_copy(update={"nothing_returned": []})}),
+            report,
+        )
+    )
+    assert "this PR's system: the system returned no passages for any of" in body
+
+
+def test_python_target__a_working_system__no_nothing_returned_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_config(tmp_path, "tiny-ok", 'target = "python:tiny_rag:answer"')
+    run = evaluate(tmp_path, "tiny-ok", capsys, monkeypatch)
+    assert "warning: the system" not in run.out and run.report["notes"]["nothing_returned"] == []
