@@ -21,7 +21,11 @@ COPY pyproject.toml README.md cairn.toml cairn.calibration.json /opt/cairn/src/
 COPY golden /opt/cairn/src/golden
 COPY examples/workflows /opt/cairn/src/examples/workflows
 COPY cairn_action /opt/cairn/src/cairn_action
-RUN pip install --no-cache-dir /opt/cairn/src \
+# Optional extras, comma-separated (`documents`: HTML, PDF, reStructuredText; `dense`: dense and hybrid
+# retrieval). The release builds the published image with scripts/build-image, which sets this; so does
+# scripts/docker-smoke, so the smoke test runs the image the release publishes.
+ARG EXTRAS=""
+RUN pip install --no-cache-dir "/opt/cairn/src${EXTRAS:+[$EXTRAS]}" \
     && rm -rf /opt/cairn/src
 
 # The container's working directory is the pull request's checkout. `python -m` would put it first on
