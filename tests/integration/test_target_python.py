@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 
 import pytest
-from eval_kit import REPO, TINY_CASES, evaluate, write_config
+from eval_kit import REPO, TINY_CASES, Evaluated, evaluate, write_config
 
 from cairn_action.gate import run_gate
 from cairn_action.render.markdown import render_comment
 from cairn_action.render.terminal import why
-from cairn_action.report.models import Report
+from cairn_action.report.models import PerCase, Report
 
 
 def test_python_target__tiny_rag__evaluated_end_to_end_to_a_report(
@@ -150,17 +150,24 @@ def test_eval__ctrl_c__says_rerun_to_resume_and_keeps_finished_cases(tmp_path: P
     assert "interrupted: rerun the same command to resume" in err and "Traceback" not in err
 
 
+def _row(
+    tmp_path: Path, function: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[Evaluated, Report, PerCase]:
+    """`cairn eval` of the tiny_rag variant `function`, its report, and case t-01's row."""
+    write_config(tmp_path, "tiny-context", f'target = "python:tiny_rag:{function}"')
+    run = evaluate(tmp_path, "tiny-context", capsys, monkeypatch)
+    assert run.code == 0, run.err
+    report = Report.model_validate(run.report)
+    return run, report, next(c for c in report.per_case if c.case_id == "t-01")
+
+
 def test_python_target__reports_the_passages_its_answerer_used__why_reads_them_not_top_k(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_config(tmp_path, "tiny-used", 'target = "python:tiny_rag:answer_from_the_last_passage"')
-    run = evaluate(tmp_path, "tiny-used", capsys, monkeypatch)
-    assert run.code == 0, run.err
-    report = Report.model_validate(run.report)
+    run, report, row = _row(tmp_path, "answer_from_the_last_passage", capsys, monkeypatch)
     record = next(r for r in run.records if r.case_id == "t-01")
     assert record.context_ids == [record.retrieved[-1].chunk_id] and len(record.retrieved) > 1
     assert record.support_in_context is False  # the support is the first passage, the answerer got the last
-    row = next(c for c in report.per_case if c.case_id == "t-01")
     assert (row.context_size, row.support_in_context) == (1, False)
     assert "support ranked 1, not among the 1 passage the answerer used" in why(row, report)
     assert "of top 5" not in why(row, report)  # the config's top_k is not what a target's answerer saw
@@ -169,11 +176,7 @@ def test_python_target__reports_the_passages_its_answerer_used__why_reads_them_n
 def test_python_target__used_every_passage__support_seen_in_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_config(tmp_path, "tiny-all", 'target = "python:tiny_rag:answer_using_passages"')
-    run = evaluate(tmp_path, "tiny-all", capsys, monkeypatch)
-    assert run.code == 0, run.err
-    report = Report.model_validate(run.report)
-    row = next(c for c in report.per_case if c.case_id == "t-01")
+    _, report, row = _row(tmp_path, "answer_using_passages", capsys, monkeypatch)
     assert row.support_in_context is True
     assert f"support seen (in the {row.context_size} passages the answerer used)" in why(row, report)
 
@@ -181,10 +184,7 @@ def test_python_target__used_every_passage__support_seen_in_them(
 def test_python_target__does_not_say_what_its_answerer_used__why_says_it_does_not_know(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_config(tmp_path, "tiny-silent", 'target = "python:tiny_rag:answer"')
-    run = evaluate(tmp_path, "tiny-silent", capsys, monkeypatch)
-    report = Report.model_validate(run.report)
-    row = next(c for c in report.per_case if c.case_id == "t-01")
+    _, report, row = _row(tmp_path, "answer", capsys, monkeypatch)
     assert row.context_size is None
     assert "it did not say which its answerer used" in why(row, report)
 
