@@ -1,4 +1,5 @@
-# The Cairn GitHub Action: a thin image around the package. GitHub builds it from this file.
+# The Cairn GitHub Action: a thin image around the package, built by scripts/build-image and published by
+# the release workflow; action.yml runs it by reference.
 # No USER (docker actions must run as root: docs "Dockerfile support for GitHub Actions"), no WORKDIR
 # (the runner mounts the checkout and sets the working directory itself).
 FROM python:3.11-slim
