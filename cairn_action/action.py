@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cairn_action.errors import CairnError, ExitCode, internal_error_message
+from cairn_action.gh.artifact_run import artifact_evaluator, artifact_folder, run_gate_mode
 from cairn_action.gh.context import ActionContext, load_context, read_event
 from cairn_action.gh.evaluate import attack_runner, evaluator
 from cairn_action.gh.gateway import GitHubGateway
@@ -26,9 +27,10 @@ from cairn_action.gh.index_folder import resolve_folder, restore_index, save_ind
 from cairn_action.gh.inputs import ActionConfig, Mode, read_inputs
 from cairn_action.gh.runtime import AttackRun, Evaluate, Runtime, load_configs, publish, resolve_workdir
 from cairn_action.gh.sandbox import Identity, Scratch, eval_identity
+from cairn_action.gh.trust import Grants, passed_variables
 from cairn_action.gh.workflow import Workflow
 
-RunMode = Literal["pr", "baseline", "release", "comment"]
+RunMode = Literal["pr", "baseline", "release", "comment", "gate"]
 PR_EVENTS = ("pull_request",)
 BASELINE_EVENTS = ("push", "workflow_dispatch", "schedule")
 _AUTO: dict[str, RunMode] = {
@@ -42,6 +44,7 @@ _EVENTS: dict[RunMode, tuple[str, ...]] = {
     "baseline": BASELINE_EVENTS,
     "release": ("release", "workflow_dispatch"),
     "comment": ("workflow_run",),
+    "gate": ("pull_request", "workflow_run"),
 }
 # Environment variables whose values are secrets by their name: masked before anything is printed.
 _SECRET_NAME = re.compile(r"(?i)(^|_)(api_?key|token|secret|password|passwd|credentials?)($|_)")
@@ -86,16 +89,20 @@ def run_action(
     gateway: GitHubGateway,
     workflow: Workflow,
     *,
-    evaluate: Callable[[Path, Path, Scratch], Evaluate],
+    evaluate: Callable[[Path, Path, Scratch, Grants], Evaluate],
     now: Callable[[], datetime],
     event: Mapping[str, Any] | None = None,
-    attack: Callable[[Path, Path, Scratch], AttackRun] | None = None,
+    attack: Callable[[Path, Path, Scratch, Grants], AttackRun] | None = None,
     identity: Identity | None = None,
+    env: Mapping[str, str] | None = None,
+    gate: Callable[[Path], Callable[[Path, Path, Scratch, Grants], Evaluate]] | None = None,
 ) -> int:
     """Run the selected mode; the exit code: 0 pass, 1 gate failed, 2 usage or refused, 3 infrastructure.
 
     `event` is the event payload; release mode reads the release (or the dispatch's inputs) from it.
-    `identity`: who the evaluation child runs as (sandbox.py)."""
+    `identity`: who the evaluation child runs as (sandbox.py). `env`: this process's environment, from
+    which the `env` input's variables are granted to the evaluation (gh/trust.py). `gate`: for `mode:
+    gate`, the evaluation that reads another job's run artifact from a folder (gh/artifact_run.py)."""
     from cairn_action.gh.comment_stage import run_comment_mode
     from cairn_action.gh.pr_mode import run_pr_mode
     from cairn_action.gh.refresh import run_baseline_mode
@@ -109,6 +116,18 @@ def run_action(
     if index_folder is not None and mode not in ("pr", "baseline"):
         workflow.info(f"index-cache: {mode} mode evaluates nothing; {index_folder} is not used")
     scratch = None
+    # Checked before anything runs: a workflow that grants a runner variable is refused whatever the mode.
+    grants = Grants(
+        variables=passed_variables(inputs.env, env or {}, inputs.github_token),
+        allowed_endpoints=inputs.allowed_endpoints,
+    )
+    if mode == "gate":  # nothing runs here: a scratch folder of this process's own, for the judge
+        refuse_committed_results(context.workspace / RESULTS_DIR, context.workspace)
+        if gate is None:
+            raise CairnError("mode 'gate' needs the artifact evaluation", "report this as a bug")
+        evaluate = gate(artifact_folder(context.workspace, inputs.run_artifact))
+        own = Identity(uid=os.geteuid(), gid=os.getegid(), name="cairn", isolated=False)
+        scratch = Scratch(own, workspace=context.workspace)
     if mode in ("pr", "baseline"):
         refuse_committed_results(context.workspace / RESULTS_DIR, context.workspace)
         identity = identity or eval_identity()
@@ -128,12 +147,14 @@ def run_action(
             context=context,
             gateway=gateway,
             workflow=workflow,
-            evaluate=evaluate(workdir, context.workspace / RESULTS_DIR, scratch) if scratch else _no_run,
+            evaluate=(
+                evaluate(workdir, context.workspace / RESULTS_DIR, scratch, grants) if scratch else _no_run
+            ),
             now=now,
             workdir=workdir,
             attack=(
-                attack(workdir, context.workspace / RESULTS_DIR, scratch)
-                if attack and inputs.attack and scratch
+                attack(workdir, context.workspace / RESULTS_DIR, scratch, grants)
+                if attack and inputs.attack and scratch and mode == "pr"
                 else None
             ),
         )
@@ -144,7 +165,10 @@ def run_action(
 
             return run_release_mode(rt, event or {})
         configs = load_configs(inputs, workdir)
-        results = run_pr_mode(rt, configs) if mode == "pr" else run_baseline_mode(rt, configs)
+        if mode == "gate":
+            results = run_gate_mode(rt, configs, artifact_folder(context.workspace, inputs.run_artifact))
+        else:
+            results = run_pr_mode(rt, configs) if mode == "pr" else run_baseline_mode(rt, configs)
         if index_folder is not None and scratch is not None and mode == "baseline":
             save_index(index_folder, scratch, workflow, [r.exit_code for r in results])
         return publish(workflow, results)
@@ -197,7 +221,9 @@ def main(env: Mapping[str, str] | None = None) -> int:
             evaluate=evaluator(env, workflow, now),
             now=now,
             attack=attack_runner(env, workflow, now),
+            gate=lambda folder: artifact_evaluator(env, workflow, now, folder),
             event=read_event(Path(env["GITHUB_EVENT_PATH"])),
+            env=env,
         )
     except CairnError as exc:
         workflow.error(f"{exc.message}" + (f" (hint: {exc.hint})" if exc.hint else ""), title="Cairn")

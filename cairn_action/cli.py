@@ -134,6 +134,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="response cache folder; overrides the config's run.cache_dir (the Action keeps it outside "
         "the checkout)",
     )
+    ev.add_argument(
+        "--judged-by-caller",
+        choices=("deterministic", "sampled"),
+        help="record the answers and let the caller judge them (the GitHub Action judges in its trusted "
+        "process): the lexical judge only chooses what to re-ask, and `sampled` says the caller's judge is "
+        "not deterministic, so a deterministic answerer is still asked as often as the gate needs",
+    )
+    ev.add_argument(
+        "--confirm-plan",
+        type=Path,
+        metavar="FILE",
+        help="a JSON object {case id: total asks}: add samples to the run artifact until each listed case "
+        "has been asked that often (the Action's trusted process chooses them after judging)",
+    )
     _add_no_progress(ev)
     ev.set_defaults(handler=evaluate.cmd_eval)
 

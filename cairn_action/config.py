@@ -192,9 +192,10 @@ class GateConfig(_Section):
     floors: dict[str, float] = Field(default_factory=dict)
     """Absolute bounds a metric must stay on the right side of."""
     override_label: str = "cairn-override"
-    allow_self_override: bool = True
-    """Whether a pull request's author (with the write role) may override its own failing gate; each
-    self-override is recorded as one. The baseline's value applies, like every [gate] setting."""
+    allow_self_override: bool = False
+    """Whether a pull request's author (with the write role) may override its own failing gate. Off by
+    default: an override needs a second person, as a safety label does. Each self-override, when turned
+    on, is recorded as one. The baseline's value applies, like every [gate] setting."""
     confirm_samples: int = Field(default=4, ge=0, le=50)
     """`cairn eval --baseline` re-asks every case whose verdict differs from the baseline's this many more
     times, so one unlucky answer is not a regression (0 turns confirmation off)."""

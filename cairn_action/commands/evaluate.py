@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from cairn_action import __version__
-from cairn_action.errors import CairnError, ExitCode
+from cairn_action.errors import CairnError, DataError, ExitCode
 from cairn_action.files import check_output_file
 
 if TYPE_CHECKING:
@@ -120,15 +120,45 @@ def _check_gate_metric_names(loaded: LoadedConfig) -> None:
             )
 
 
-def _evaluate(loaded: LoadedConfig, options: RunOptions, *, cwd: Path, no_progress: bool) -> RunOutcome:
+def _evaluate(
+    loaded: LoadedConfig,
+    options: RunOptions,
+    *,
+    cwd: Path,
+    no_progress: bool,
+    judged_by_caller: str | None = None,
+) -> RunOutcome:
     """Run the config's cases (the expensive half), with progress on stderr unless --no-progress."""
     import os
 
     from cairn_action.run.evaluation import run_evaluation
+    from cairn_action.run.judge import PlaceholderJudge
     from cairn_action.run.progress import make_progress
 
     progress = make_progress(sys.stderr, enabled=not no_progress, is_tty=sys.stderr.isatty())
-    return run_evaluation(loaded, options, cwd=cwd, log=sys.stderr, progress=progress, env=os.environ)
+    judge = None
+    if judged_by_caller is not None:
+        judge = PlaceholderJudge(deterministic=judged_by_caller == "deterministic")
+    return run_evaluation(
+        loaded, options, cwd=cwd, log=sys.stderr, progress=progress, env=os.environ, judge=judge
+    )
+
+
+def _read_plan(path: Path) -> dict[str, int]:
+    """`--confirm-plan`: {case id: total asks}, each a whole number from 1 to 100."""
+    import json
+
+    from cairn_action.files import LIMIT_CONFIG, read_text
+
+    try:
+        data = json.loads(read_text(path, what="confirmation plan", limit=LIMIT_CONFIG))
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}: not JSON ({exc.msg})", "write {case id: total asks}") from None
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, int) and 1 <= v <= 100 for k, v in data.items()
+    ):
+        raise DataError(f"{path}:1: not an object of case ids to asks (1-100)", 'write {"q001": 5}')
+    return data
 
 
 def _as_run(outcome: RunOutcome, cwd: Path) -> LoadedRun:
@@ -150,6 +180,7 @@ def _confirm(
     *,
     cwd: Path,
     no_progress: bool,
+    judged_by_caller: str | None = None,
 ) -> RunOutcome:
     """Re-ask the cases whose verdict differs from the baseline's (and retry the errored ones once).
 
@@ -183,7 +214,11 @@ def _confirm(
         return outcome
     before = outcome.calls_made()[0]
     confirmed = _evaluate(
-        loaded, replace(options, artifact=outcome.path, confirm=plan), cwd=cwd, no_progress=no_progress
+        loaded,
+        replace(options, artifact=outcome.path, confirm=plan),
+        cwd=cwd,
+        no_progress=no_progress,
+        judged_by_caller=judged_by_caller,
     )
     made = confirmed.calls_made()[0]
     print(
@@ -241,10 +276,21 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
         from cairn_action.report.io import check_reports_dir
 
         check_reports_dir(cwd / REPORTS_DIR)
-    outcome = _evaluate(loaded, options, cwd=cwd, no_progress=args.no_progress)
+    from dataclasses import replace
+
+    caller = args.judged_by_caller
+    if args.confirm_plan is not None:
+        options = replace(options, confirm=_read_plan(args.confirm_plan), sampling="candidate")
+    outcome = _evaluate(loaded, options, cwd=cwd, no_progress=args.no_progress, judged_by_caller=caller)
     if args.baseline is not None:
         outcome = _confirm(
-            loaded, options, outcome, Path(args.baseline), cwd=cwd, no_progress=args.no_progress
+            loaded,
+            options,
+            outcome,
+            Path(args.baseline),
+            cwd=cwd,
+            no_progress=args.no_progress,
+            judged_by_caller=caller,
         )
     for line in outcome.summary():
         print(line)

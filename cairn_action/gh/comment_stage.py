@@ -7,39 +7,30 @@ the pull request number, which must name an open pull request whose head is the 
 built, from the repository it built; and the candidate report. It gates only the configs the base branch
 defines (the `config:` files, read at the base commit), re-reads each baseline from the base commit
 itself, finds the override from GitHub's label events, roles and the bot's own anchors, decides again
-and renders with its own renderer. The commit status follows the run's conclusion.
+and renders with its own renderer. The commit status follows that decision, not the run's conclusion
+(which the fork's workflow controls). An override counts only for the head a maintainer's comment names
+(`/cairn-override <full SHA> <reason>`): no time window guesses which head a label was given for.
 """
 
 from __future__ import annotations
 
 import posixpath
 import tempfile
-import tomllib
-from collections.abc import Sequence
-from datetime import datetime, timedelta
 from pathlib import Path
-
-from pydantic import ValidationError
 
 from cairn_action.config import Config
 from cairn_action.errors import CairnError
-from cairn_action.gh.context import WorkflowRunEvent
 from cairn_action.gh.exam import exam_paths, touched, touched_block
-from cairn_action.gh.gated import base_name
-from cairn_action.gh.gateway import LabelEvent, Pull, StatusState
+from cairn_action.gh.gated import base_name, parse_config
+from cairn_action.gh.gateway import Pull
 from cairn_action.gh.handoff import Handoff, read_handoffs
 from cairn_action.gh.inputs import DEFAULT_CONFIG
-from cairn_action.gh.override import is_override_label
 from cairn_action.gh.pr_mode import REPORTS_DIR, log_outcome, post, read_label_state
 from cairn_action.gh.runtime import ConfigResult, Runtime
 from cairn_action.gh.verdict import LabelState, Outcome, Subject, gated, no_baseline
 from cairn_action.render.escape import safe_token
 from cairn_action.report.io import read_report
 from cairn_action.report.models import Report
-
-_STATE: dict[str, StatusState] = {"success": "success", "failure": "failure"}
-LABEL_RUN_WINDOW = timedelta(minutes=10)
-"""A `labeled` event starts its run within seconds; a run started later is not taken for it."""
 
 
 def _verify_pull(rt: Runtime, handoff: Handoff) -> Pull:
@@ -72,38 +63,9 @@ def _verify_pull(rt: Runtime, handoff: Handoff) -> Pull:
     return pull
 
 
-def _time(value: str) -> datetime | None:
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def labeled_run(run: WorkflowRunEvent, events: Sequence[LabelEvent], prefix: str) -> str | None:
-    """The override label whose `labeled` event started the workflow run, if it looks like that one: the
-    person who applied the last override label started the run (first attempt), within minutes after
-    it (GitHub's clock both). Then the run's head is the head the label was given for, and the comment
-    stage anchors it."""
-    created = _time(run.created_at)
-    if created is None or run.run_attempt != 1 or not run.triggering_actor:
-        return None
-    last = next(
-        (e for e in reversed(events) if e.event == "labeled" and is_override_label(e.label, prefix)), None
-    )
-    at = _time(last.at) if last else None
-    if last is None or at is None or last.actor.lower() != run.triggering_actor.lower():
-        return None
-    return last.label if at <= created <= at + LABEL_RUN_WINDOW else None
-
-
 def _config_at(rt: Runtime, path: str, ref: str) -> Config | None:
     data = rt.gateway.file_at(path, ref)
-    if data is None:
-        return None
-    try:
-        return Config.model_validate(tomllib.loads(data.decode("utf-8")))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, ValidationError):
-        return None
+    return None if data is None else parse_config(data)
 
 
 def defined_configs(rt: Runtime, pull: Pull) -> dict[str, str]:
@@ -163,7 +125,8 @@ def decide_handoff(
         labels=labels,
         prefix=rt.inputs.override_label,
         role_of=rt.gateway.role,
-        labeled_now=labeled_run(run, labels.events, rt.inputs.override_label),
+        # No time window stands in for evidence: a fork's override names its head in a comment.
+        labeled_now=None,
         trend=None,
         preface=preface,
     )
@@ -196,17 +159,19 @@ def run_comment_mode(rt: Runtime) -> list[ConfigResult]:
         if run.conclusion == "success" and outcome.exit_code != 0:
             rt.workflow.warning(
                 f"the pull_request run concluded success, but its report does not pass the gate here "
-                f"({outcome.verdict}): the run may not be the one this repository's workflow defines",
+                f"({outcome.verdict}): the run may not be the one this repository's workflow defines "
+                "(continue-on-error?); the status follows the gate",
                 title=f"Cairn ({outcome.name})",
             )
+        # The status follows the decision made here, never the fork run's conclusion alone: a fork's
+        # workflow can turn its own failure green (continue-on-error), but not this stage's verdict.
         url = post(
             rt,
             pull.number,
             pull.head_sha,
             outcome,
             target_url=f"{rt.context.server_url}/{rt.context.repository}/actions/runs/{run.id}",
-            state=_STATE.get(run.conclusion or "", "error"),
-            description=f"the pull_request run concluded {run.conclusion or 'unknown'}",
+            description=f"{outcome.verdict} (decided from the pull_request run's data): {outcome.headline}",
         )
         override = outcome.override.model_dump_json() if outcome.override else ""
         results.append(

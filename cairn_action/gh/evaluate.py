@@ -5,12 +5,15 @@ The run executes the system under test, which may be the pull request's own code
 read the token. So the run is `python -I -m cairn_action eval --run-only` in a child: as another user
 when this process is root, with a minimal environment, writing its artifact and response cache into a
 fresh scratch folder outside the workspace (sandbox.py says why each matters). This process reads the
-artifact, scores it and gates, importing nothing from the workspace. The artifact is copied into
-`cairn-results/<config>/run.jsonl` afterwards, for upload only: nothing reads it back.
+artifact, judges every answer with the trusted config's judge (judging.py), decides which changed cases
+need more samples and has the child ask them, scores and gates, importing nothing from the workspace.
+The judged artifact is written to `cairn-results/<config>/run.jsonl`, for upload only: nothing reads it
+back.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -19,21 +22,23 @@ from datetime import datetime
 from pathlib import Path
 
 from cairn_action import __version__
-from cairn_action.config import SAMPLE_CORPUS_DIR, LoadedConfig
-from cairn_action.errors import CairnError, DataError, ExitCode, InfrastructureError, InternalError
+from cairn_action.config import SAMPLE_CORPUS_DIR, Config, LoadedConfig
+from cairn_action.errors import CairnError, ExitCode, InfrastructureError, InternalError
+from cairn_action.gh.judging import JUDGE_CACHE, TrustedJudge, judge_records
 from cairn_action.gh.runtime import AttackRun, Evaluate
 from cairn_action.gh.sandbox import Identity, Scratch, child_environment
+from cairn_action.gh.trust import Grants, Trusted, check_key_names, check_routes
 from cairn_action.gh.workflow import Workflow
+from cairn_action.report.io import read_report
 from cairn_action.report.models import Report
 from cairn_action.report.pipeline import LoadedRun, report_from_run
-from cairn_action.run.artifact import read_artifact
-from cairn_action.run.models import CaseRecord
+from cairn_action.run.artifact import read_artifact, write_artifact
 
 EVAL_SPLIT = "eval"
 """The split `cairn eval` measures by default, so the Action's reports compare with hand-made ones."""
 
 
-def _sample_corpus(loaded: LoadedConfig, workdir: Path, scratch: Scratch) -> Path | None:
+def sample_corpus(loaded: LoadedConfig, workdir: Path, scratch: Scratch) -> Path | None:
     """The generated sample corpus, written by this process into the scratch folder (the child cannot
     write the checkout, and a pull request's `data/sample` is not the sample)."""
     if loaded.corpus_dir.resolve() != (workdir / SAMPLE_CORPUS_DIR).resolve():
@@ -102,10 +107,11 @@ def sandboxed(
     scratch: Scratch,
     workflow: Workflow,
     results_dir: Path,
+    grants: Grants,
 ) -> None:
     """Run `cairn ARGV --config <loaded's file>` in the isolated child (its environment and user from
-    `scratch`), then keep a copy of its `artifact` for the upload whatever happened; a failure raises
-    with the exit code's meaning."""
+    `scratch`, its variables the workflow's `grants`), then keep a copy of its `artifact` for the upload
+    whatever happened; a failure raises with the exit code's meaning."""
     what = "the attack run" if artifact.name.startswith("attack") else "the evaluation"
     if loaded.source is not None:
         argv = [*argv, "--config", str(loaded.source)]
@@ -113,7 +119,7 @@ def sandboxed(
         code, last = run_child(
             argv,
             workdir=workdir,
-            env=child_environment(env, loaded, scratch),
+            env=child_environment(env, grants.variables, scratch),
             identity=scratch.identity,
             workflow=workflow,
         )
@@ -130,7 +136,7 @@ def attack_runner(
     here from its artifact, so the pull request's code supplies answers, never verdicts. The report goes
     to `cairn-results/<config>/`."""
 
-    def bind(workdir: Path, results_dir: Path, scratch: Scratch) -> AttackRun:
+    def bind(workdir: Path, results_dir: Path, scratch: Scratch, grants: Grants) -> AttackRun:
         def attack(loaded: LoadedConfig) -> Path:
             from cairn_action.attack.execute import score_attack_artifact
             from cairn_action.attack.io import write_attack_report
@@ -149,6 +155,7 @@ def attack_runner(
                 scratch=scratch,
                 workflow=workflow,
                 results_dir=results_dir,
+                grants=grants,
             )
             families = list(loaded.config.attack.families)
             run = score_attack_artifact(loaded, families, artifact)
@@ -166,33 +173,6 @@ def attack_runner(
     return bind
 
 
-def _check_lexical_verdicts(loaded: LoadedConfig, records: Sequence[CaseRecord]) -> None:
-    """Refuse (exit 2) a run whose recorded lexical verdicts are not the lexical judge's.
-
-    The verdicts are written by the evaluation child, which runs the pull request's code: a target that
-    replaced the judge there would have every answer counted right. The lexical judge is pure, so this
-    process, which holds the token, judges every recorded answer again and compares."""
-    from cairn_action.golden.load import load_golden
-    from cairn_action.run.judge import LexicalJudge
-
-    cases = {c.id: c for c in load_golden(loaded.golden_path).cases}
-    judge = LexicalJudge(loaded.config.judge.f1_threshold)
-    forged = []
-    for record in records:
-        case = cases.get(record.case_id)
-        if case is None or record.answer_text is None or record.status != "answered":
-            continue
-        recorded = None if record.judge is None else (record.judge.name, record.judge.correct)
-        if recorded != ("lexical", judge.judge(case, record.answer_text).correct):
-            forged.append(f"{record.case_id} (sample {record.sample})")
-    if forged:
-        raise DataError(
-            f"the evaluation of {loaded.config.name} recorded {len(forged)} verdict(s) that are not the "
-            f"lexical judge's: {_first_few(forged)}",
-            "the judge runs in the evaluation, beside the target's code: " + _INTERFERES,
-        )
-
-
 _INTERFERES = "check that the target does not interfere with cairn's own process"
 
 
@@ -201,27 +181,42 @@ def _first_few(items: Sequence[str], shown: int = 5) -> str:
     return ", ".join(items[:shown]) + more
 
 
-def _check_confirmed(loaded: LoadedConfig, run: LoadedRun, baseline: Path, created: str) -> None:
-    """Refuse (exit 3, incomplete) a run whose changed cases lack the re-asks the baseline's policy
-    requires. The child decides what to re-ask, and it runs the pull request's code; this process,
-    which holds the token, recomputes the plan from the first pass and counts what the artifact holds."""
+def _provisional(loaded: LoadedConfig, run: LoadedRun, created: str) -> Report:
+    """The report of the first pass alone (sample 0 of each case): what the confirmation plan reads."""
     from dataclasses import replace
 
-    from cairn_action.gate import policy_of
-    from cairn_action.gate.confirm import unconfirmed
-    from cairn_action.report.io import read_report
     from cairn_action.report.pipeline import score_run
 
-    base = read_report(baseline)
     first = replace(run, records=tuple(r for r in run.records if r.sample == 0))
-    provisional = score_run(loaded, first, which=EVAL_SPLIT, created_at=created, cairn_version=__version__)
-    samples: dict[str, set[int]] = {}
+    return score_run(loaded, first, which=EVAL_SPLIT, created_at=created, cairn_version=__version__)
+
+
+def _samples(run: LoadedRun) -> dict[str, int]:
+    found: dict[str, set[int]] = {}
     for record in run.records:
-        samples.setdefault(record.case_id, set()).add(record.sample)
-    extra = policy_of(base, source=str(baseline)).confirm_samples
-    short = unconfirmed(base, provisional, extra=extra, samples={c: len(s) for c, s in samples.items()})
+        found.setdefault(record.case_id, set()).add(record.sample)
+    return {case: len(s) for case, s in found.items()}
+
+
+def _shortfall(loaded: LoadedConfig, run: LoadedRun, baseline: Report, created: str) -> dict[str, int]:
+    """Case id -> total asks still wanted: the baseline policy's re-asks of every case whose verdict (the
+    trusted judge's) differs from the baseline's, where the artifact holds fewer."""
+    from cairn_action.gate import policy_of
+    from cairn_action.gate.confirm import unconfirmed
+
+    extra = policy_of(baseline, source="the baseline").confirm_samples
+    short = unconfirmed(baseline, _provisional(loaded, run, created), extra=extra, samples=_samples(run))
+    return {case: 1 + extra for case in short}
+
+
+def _check_confirmed(loaded: LoadedConfig, run: LoadedRun, baseline: Report, created: str) -> None:
+    """Refuse (exit 3, incomplete) a run whose changed cases lack the re-asks the baseline's policy
+    requires. The plan is this process's (from the trusted judge's verdicts); the child, which runs the
+    pull request's code, was asked for them and may not have made them."""
+    short = _shortfall(loaded, run, baseline, created)
     if short:
-        cases = [f"{case} ({n} of {1 + extra})" for case, n in sorted(short.items())]
+        have = _samples(run)
+        cases = [f"{case} ({have.get(case, 0)} of {n})" for case, n in sorted(short.items())]
         raise InfrastructureError(
             f"incomplete: the evaluation of {loaded.config.name} did not re-ask {len(short)} case(s) whose "
             f"verdict differs from the baseline's as often as its policy requires: {_first_few(cases)}",
@@ -230,27 +225,79 @@ def _check_confirmed(loaded: LoadedConfig, run: LoadedRun, baseline: Path, creat
         )
 
 
+def answerer_is_deterministic(loaded: LoadedConfig) -> bool:
+    """Known here, not taken from the child's header (the child runs the pull request's code): only the
+    built-in stub answers the same way every time."""
+    return loaded.config.target is None and loaded.config.provider.name == "stub"
+
+
+def judge_run(
+    loaded: LoadedConfig,
+    artifact: Path,
+    judge: TrustedJudge,
+    *,
+    env: Mapping[str, str],
+    cache_dir: Path,
+    workflow: Workflow,
+) -> LoadedRun:
+    """The artifact's records with every answer judged here by `judge`, and a header that says so (the
+    judge's label; `deterministic` known here, never taken from the artifact)."""
+    from cairn_action.golden.load import load_golden
+
+    found = read_artifact(artifact)
+    cases = {c.id: c for c in load_golden(loaded.golden_path).cases}
+    records, label = judge_records(
+        judge,
+        found.records,
+        cases,
+        env=env,
+        cache_dir=cache_dir,
+        warn=lambda message: workflow.warning(message, title="Cairn: judge"),
+    )
+    deterministic = answerer_is_deterministic(loaded) and judge.deterministic
+    header = found.header.model_copy(update={"judge": label, "deterministic": deterministic})
+    where = f"run of {loaded.config.name}"
+    return LoadedRun(header=header, records=tuple(records), where=where, sources=(str(artifact),))
+
+
+def finish(
+    loaded: LoadedConfig,
+    run: LoadedRun,
+    base: Report | None,
+    *,
+    created: str,
+    reports_dir: Path,
+    results_dir: Path,
+) -> Report:
+    """The judged run checked (the baseline policy's re-asks present; not every case failed), kept for
+    the upload as `cairn-results/<config>/run.jsonl`, and scored into the report."""
+    name = loaded.config.name
+    if base is not None and not run.header.deterministic:
+        _check_confirmed(loaded, run, base, created)
+    first_pass = [r for r in run.records if r.sample == 0]
+    failed = [r for r in first_pass if r.status == "error"]
+    if first_pass and len(failed) == len(first_pass):
+        raise InfrastructureError(
+            f"every case of {name} failed; the run artifact lists why",
+            "check the provider's settings and its API key secret (the `env` input)",
+        )
+    write_artifact(results_dir / name / "run.jsonl", run.header, run.records)
+    written = report_from_run(
+        loaded, run, which=EVAL_SPLIT, reports_dir=reports_dir, created_at=created, cairn_version=__version__
+    )
+    return written.report
+
+
 def evaluator(
     env: Mapping[str, str], workflow: Workflow, now: Callable[[], datetime]
-) -> Callable[[Path, Path, Scratch], Evaluate]:
+) -> Callable[[Path, Path, Scratch, Grants], Evaluate]:
     """`cairn eval` for the Action: the run goes to the scratch folder (copied to
-    `cairn-results/<config>/run.jsonl` for upload), and the report is built without touching `reports/`
-    (each mode decides what to write)."""
+    `cairn-results/<config>/run.jsonl` for upload), every answer is judged here by the trusted config's
+    judge (gh/judging.py), and the report is built without touching `reports/` (each mode decides what
+    to write)."""
 
-    def bind(workdir: Path, results_dir: Path, scratch: Scratch) -> Evaluate:
-        def evaluate(loaded: LoadedConfig, baseline: Path | None = None) -> Report:
-            name = loaded.config.name
-            artifact = scratch.artifact(name)
-            argv = ["eval", "--run-only", "--no-progress", "--split", EVAL_SPLIT, "--artifact", str(artifact)]
-            argv += ["--cache-dir", str(scratch.cache)]
-            if baseline is not None:  # the base branch's copy, where the evaluation's user can read it
-                copy = scratch.run / f"{name}.baseline.json"
-                shutil.copyfile(baseline, copy)
-                copy.chmod(0o644)
-                argv += ["--baseline", str(copy)]
-            corpus = _sample_corpus(loaded, workdir, scratch)
-            if corpus is not None:
-                argv += ["--corpus", str(corpus)]
+    def bind(workdir: Path, results_dir: Path, scratch: Scratch, grants: Grants) -> Evaluate:
+        def child_run(loaded: LoadedConfig, argv: list[str], artifact: Path) -> None:
             sandboxed(
                 argv,
                 loaded,
@@ -260,32 +307,54 @@ def evaluator(
                 scratch=scratch,
                 workflow=workflow,
                 results_dir=results_dir,
+                grants=grants,
             )
-            found = read_artifact(artifact)
-            if loaded.config.judge.name == "lexical":
-                _check_lexical_verdicts(loaded, found.records)
-            failed = [r for r in found.records if r.status == "error" and r.sample == 0]
-            first_pass = [r for r in found.records if r.sample == 0]
-            if first_pass and len(failed) == len(first_pass):
-                raise InfrastructureError(
-                    f"every case of {name} failed; the run artifact lists why",
-                    "check the provider's settings and its API key secret (`env:`)",
-                )
-            run = LoadedRun(
-                header=found.header, records=found.records, where=f"run of {name}", sources=(str(artifact),)
+
+        def judged(loaded: LoadedConfig, artifact: Path, judge: TrustedJudge) -> LoadedRun:
+            return judge_run(
+                loaded, artifact, judge, env=env, cache_dir=scratch.root / JUDGE_CACHE, workflow=workflow
             )
+
+        def evaluate(loaded: LoadedConfig, baseline: Path | None = None, *, trusted: Trusted) -> Report:
+            name = loaded.config.name
+            check_key_names(loaded, list(grants.variables))
+            check_routes(loaded, trusted.config, grants.allowed_endpoints, trusted_where=trusted.where)
+            judge = TrustedJudge(config=trusted.config or Config(), where=trusted.where)
+            artifact = scratch.artifact(name)
+            mode = "deterministic" if judge.deterministic else "sampled"
+            argv = ["eval", "--run-only", "--no-progress", "--split", EVAL_SPLIT, "--artifact", str(artifact)]
+            argv += ["--cache-dir", str(scratch.cache), "--judged-by-caller", mode]
+            corpus = sample_corpus(loaded, workdir, scratch)
+            if corpus is not None:
+                argv += ["--corpus", str(corpus)]
+            base, first = None, argv
+            if baseline is not None:  # the base branch's copy, where the evaluation's user can read it
+                base = read_report(baseline)
+                copy = scratch.run / f"{name}.baseline.json"
+                shutil.copyfile(baseline, copy)
+                copy.chmod(0o644)
+                first = [*argv, "--baseline", str(copy)]
+            child_run(loaded, first, artifact)
+            run = judged(loaded, artifact, judge)
             created = now().strftime("%Y-%m-%dT%H:%M:%SZ")
-            if baseline is not None and not found.header.deterministic:
-                _check_confirmed(loaded, run, baseline, created)
-            written = report_from_run(
+            if base is not None and not run.header.deterministic:
+                # The child chose its re-asks from placeholder verdicts; the trusted judge's may differ,
+                # so this process plans them and has the child make what is missing.
+                wanted = _shortfall(loaded, run, base, created)
+                if wanted:
+                    plan = scratch.run / f"{name}.confirm-plan.json"
+                    plan.write_text(json.dumps(wanted), encoding="utf-8")
+                    plan.chmod(0o644)
+                    child_run(loaded, [*argv, "--confirm-plan", str(plan)], artifact)
+                    run = judged(loaded, artifact, judge)
+            return finish(
                 loaded,
                 run,
-                which=EVAL_SPLIT,
+                base,
+                created=created,
                 reports_dir=scratch.root / name / "reports",
-                created_at=created,
-                cairn_version=__version__,
+                results_dir=results_dir,
             )
-            return written.report
 
         return evaluate
 

@@ -13,7 +13,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from cairn_action.config import DEFAULT_CONFIG_FILE, DEFAULT_CONFIG_NAME, LoadedConfig
+from pydantic import ValidationError
+
+from cairn_action.config import DEFAULT_CONFIG_FILE, DEFAULT_CONFIG_NAME, Config, LoadedConfig
 from cairn_action.errors import CairnError
 from cairn_action.gh.baseline import read_base_copy
 from cairn_action.gh.gateway import GitHubGateway
@@ -53,6 +55,25 @@ def name_in(data: bytes, where: str) -> str:
         ) from None
     name = parsed.get("name", DEFAULT_CONFIG_NAME)
     return name if isinstance(name, str) and name else DEFAULT_CONFIG_NAME
+
+
+def parse_config(data: bytes) -> Config | None:
+    """A config file's bytes as a Config; None when they are not a valid one (an older or broken base)."""
+    try:
+        return Config.model_validate(tomllib.loads(data.decode("utf-8")))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, ValidationError):
+        return None
+
+
+def base_config(
+    gateway: GitHubGateway, *, repo_path: str, base_sha: str, workspace: Path, embedded_default: bool
+) -> Config | None:
+    """The config file as the base commit has it: what decides the judge and where secrets may go. The
+    embedded default when the default cairn.toml is missing there; None when the pull request adds it."""
+    copy = read_base_copy(gateway, path=repo_path, ref=base_sha, workspace=workspace)
+    if copy.data is not None:
+        return parse_config(copy.data)
+    return Config() if embedded_default else None
 
 
 def base_name(

@@ -1,7 +1,8 @@
 """The Action's inputs, as the runner passes them: `INPUT_<NAME>` with the name upper-cased, hyphens kept.
 
 `action.yml` declares the same names; a test holds the two lists equal. Secrets for providers never come
-through here: they arrive in the environment (`env:` in the workflow), named by each config.
+through here: they arrive in the environment (`env:` in the workflow), and the `env` input names which of
+them the evaluation receives (gh/trust.py): the config, which a pull request can edit, names none.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Literal, get_args
 
 from cairn_action.errors import CairnError
 
-Mode = Literal["auto", "pr", "baseline", "release", "comment"]
+Mode = Literal["auto", "pr", "baseline", "release", "comment", "gate"]
 MODES: tuple[str, ...] = get_args(Mode)
 DEFAULT_CONFIG = "cairn.toml"
 DEFAULT_OVERRIDE_PREFIX = "cairn-override"
@@ -40,6 +41,12 @@ class ActionConfig:
     index_cache: str = ""
     """A folder outside the workspace carrying the index cache between jobs (gh/index_folder.py); ''
     is off."""
+    env: tuple[str, ...] = ()
+    """The environment variables the evaluation receives (provider keys, the target's own settings)."""
+    allowed_endpoints: tuple[str, ...] = ()
+    """URL prefixes a secret may be sent to although the base branch's config does not send it there."""
+    run_artifact: str = "cairn-run"
+    """`mode: gate`: the folder (in the workspace) the evaluate job's run artifacts were downloaded into."""
 
     @property
     def config_is_default(self) -> bool:
@@ -57,6 +64,9 @@ INPUT_NAMES: tuple[str, ...] = (
     "working-directory",
     "attack",
     "index-cache",
+    "env",
+    "allowed-endpoints",
+    "run-artifact",
 )
 
 
@@ -92,6 +102,39 @@ def _configs(value: str | None) -> tuple[str, ...]:
     return configs or (DEFAULT_CONFIG,)
 
 
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _list(value: str | None) -> list[str]:
+    """One item per line, or separated by commas or spaces; `#` starts a comment line."""
+    lines = [line for line in (value or "").splitlines() if not line.strip().startswith("#")]
+    return [p for p in re.split(r"[\s,]+", " ".join(lines)) if p]
+
+
+def _variables(value: str | None) -> tuple[str, ...]:
+    names = _list(value)
+    for name in names:
+        if not _VARIABLE.fullmatch(name):
+            raise CairnError(
+                f"input 'env': '{name[:60]}' is not an environment variable name",
+                "list variable names (letters, digits, '_'), one per line; their values come from the "
+                "step's `env:`",
+            )
+    return tuple(dict.fromkeys(names))
+
+
+def _endpoints(value: str | None) -> tuple[str, ...]:
+    urls = _list(value)
+    for url in urls:
+        if not re.fullmatch(r"(?i)https?://[^/\s?#@]+(/[^\s?#]*)?", url):
+            raise CairnError(
+                f"input 'allowed-endpoints': '{url[:80]}' is not an http(s) URL prefix",
+                "list URL prefixes such as https://llm.internal.example/v1, one per line (no user, "
+                "query or fragment)",
+            )
+    return tuple(dict.fromkeys(urls))
+
+
 def read_inputs(env: Mapping[str, str]) -> ActionConfig:
     """Validate the inputs; a bad one is a CairnError naming it (exit 2)."""
     mode = (_raw(env, "mode") or "auto").lower()
@@ -113,4 +156,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionConfig:
         working_directory=_raw(env, "working-directory") or ".",
         attack=_bool(env, "attack", False),
         index_cache=_raw(env, "index-cache") or "",
+        env=_variables(_raw(env, "env")),
+        allowed_endpoints=_endpoints(_raw(env, "allowed-endpoints")),
+        run_artifact=_raw(env, "run-artifact") or "cairn-run",
     )

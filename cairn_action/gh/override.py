@@ -4,10 +4,15 @@ An override is a label whose name is the prefix and a reason (`cairn-override: p
 hand`), or the bare prefix label plus a comment `/cairn-override <reason>` by the person who applied it.
 Who applied a label comes from the issue events API, not the payload's sender (a later event's sender is
 whoever did *that*); their role comes from `role_name`, because triage can label but must not override.
-An override covers the commit it was given for, whatever event starts a later run (a push, a reopen):
-the run started by the `labeled` event itself records the head the label was given for (the event
-payload's head at label time) as an *anchor*, and any other head is not overridden. Commit dates are
-the pusher's to forge, so nothing here compares them with the label's time.
+An override covers the commit it was given for, whatever event starts a later run (a push, a reopen),
+and only on evidence GitHub records against that commit:
+- a comment `/<prefix> <full head SHA> [reason]` by the person who applied the label, made after they
+  applied it (the only anchor a fork pull request has: its trusted stage runs later, from `workflow_run`,
+  and cannot know which head the label was given for otherwise); or
+- in a same-repository pull request, the run started by the `labeled` event itself, which records the
+  event payload's head as an *anchor*.
+Any other head is not overridden. Commit dates are the pusher's to forge, so nothing here compares them
+with the label's time, and no time window stands in for evidence.
 
 The anchors and the record of an applied override travel in the bot's sticky comment as hidden, base64
 JSON lines (only the bot writes that comment), so later runs, and the baseline run after the merge,
@@ -36,6 +41,7 @@ MAX_REASON = 500
 _RECORD = re.compile(r"^<!-- cairn:override-record ([A-Za-z0-9+/=]+) -->$", re.MULTILINE)
 _ANCHORS = re.compile(r"^<!-- cairn:override-anchors ([A-Za-z0-9+/=]+) -->$", re.MULTILINE)
 MAX_ANCHORS = 50
+_SHA = re.compile(r"^[0-9a-fA-F]{40}\b")
 
 
 class Anchor(BaseModel):
@@ -71,6 +77,9 @@ class Stale:
     at: str
     given_for: str | None
     """The head SHA it was given for; None when no run saw it applied (no anchor)."""
+    head_sha: str = ""
+    """The head being gated now, which the note tells the maintainer how to override."""
+    prefix: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,16 +103,22 @@ class OverrideFinding:
 
 
 def stale_note(stale: Stale) -> str:
+    how = "A maintainer can apply it again to override this commit"
+    if stale.head_sha and stale.prefix:
+        how = (
+            f"To override this commit, {stale.actor} (or another maintainer, with the label) comments "
+            f"`/{stale.prefix} {stale.head_sha} <reason>`"
+        )
     if stale.given_for is None:
         return (
-            f"label '{stale.label}' by {stale.actor} was applied when no Cairn run could record the "
-            "commit it was given for, so it overrides no commit (an override covers only the commit it "
-            "was given for). A maintainer can apply it again to override this commit"
+            f"label '{stale.label}' by {stale.actor} names no commit: no comment of theirs gives the SHA it "
+            "was given for, and no run started by the label recorded it, so it overrides no commit (an "
+            f"override covers only the commit it was given for). {how}"
         )
     return (
         f"label '{stale.label}' by {stale.actor} was given for commit {stale.given_for[:7]}; the pull "
         "request's head has changed since, and an override covers only the commit it was given for "
-        "(like a stale review). A maintainer can apply it again to override this commit"
+        f"(like a stale review). {how}"
     )
 
 
@@ -139,9 +154,24 @@ def comment_reason(comments: Sequence[Comment], actor: str, command: str, not_be
         if comment.author.lower() != actor.lower() or comment.created_at < not_before:
             continue
         match = pattern.search(comment.body)
-        if match and match.group(1).strip():
-            return match.group(1).strip()
+        reason = _SHA.sub("", match.group(1).strip()).strip() if match else ""
+        if reason:
+            return reason
     return None
+
+
+def sha_named(comments: Sequence[Comment], actor: str, command: str, head_sha: str, not_before: str) -> bool:
+    """`actor` commented `<command> <head_sha> ...` at or after `not_before` (the full SHA: a short one
+    could be matched by a commit made to collide with it)."""
+    pattern = re.compile(
+        rf"^\s*{re.escape(command)}[:\s]+([0-9a-fA-F]{{40}})\b", re.IGNORECASE | re.MULTILINE
+    )
+    return any(
+        comment.author.lower() == actor.lower()
+        and comment.created_at >= not_before
+        and head_sha.lower() in (m.lower() for m in pattern.findall(comment.body))
+        for comment in comments
+    )
 
 
 def find_override(
@@ -156,7 +186,7 @@ def find_override(
     anchors: Sequence[Anchor],
     labeled_now: str | None,
     author: str,
-    allow_self_override: bool = True,
+    allow_self_override: bool = False,
 ) -> OverrideFinding:
     """The override the pull request's current labels carry, and why each other one does not count.
 
@@ -218,12 +248,18 @@ def find_override(
             ),
             None,
         )
-        if anchor is None and labeled_now is not None and labeled_now.lower() == label.lower():
+        named = sha_named(comments, actor, f"/{prefix}", head_sha, applied.at)
+        labeled_here = labeled_now is not None and labeled_now.lower() == label.lower()
+        if (anchor is None or anchor.head_sha != head_sha) and (named or labeled_here):
             anchor = Anchor(label=label, actor=actor, at=applied.at, head_sha=head_sha)
             known.append(anchor)
         if anchor is None or anchor.head_sha != head_sha:
             given = anchor.head_sha if anchor else None
-            stale.append(Stale(label=label, actor=actor, at=applied.at, given_for=given))
+            stale.append(
+                Stale(
+                    label=label, actor=actor, at=applied.at, given_for=given, head_sha=head_sha, prefix=prefix
+                )
+            )
             continue
         valid.append(
             Override(

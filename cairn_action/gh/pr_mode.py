@@ -20,15 +20,17 @@ from cairn_action.gh.comments import upsert_sticky
 from cairn_action.gh.context import PullRequestEvent
 from cairn_action.gh.exam import exam_paths, touched, touched_block
 from cairn_action.gh.explorer import explorer_link, write_explorer
-from cairn_action.gh.gated import GatedName, base_name, config_file, renamed_message
+from cairn_action.gh.gated import GatedName, base_config, base_name, config_file, renamed_message
 from cairn_action.gh.gateway import StatusState
 from cairn_action.gh.handoff import Handoff, write_handoff
+from cairn_action.gh.judging import TrustedJudge
 from cairn_action.gh.messages import no_baseline_hint, renamed_comment
 from cairn_action.gh.override import is_override_label
 from cairn_action.gh.pygithub_errors import PermissionDenied
 from cairn_action.gh.runtime import ConfigResult, Runtime
+from cairn_action.gh.trust import Trusted
 from cairn_action.gh.verdict import LabelState, Outcome, Subject, gated, no_baseline
-from cairn_action.render.escape import safe_token
+from cairn_action.render.escape import escape_text, safe_token
 from cairn_action.render.trend import build_trend
 from cairn_action.render.view import marker
 from cairn_action.report.io import dumps, read_report, write_text_atomic
@@ -165,7 +167,7 @@ def _deliver(
         comment_path = rt.display(folder / "comment.md")
     rt.workflow.add_summary(outcome.comment)
     url = ""
-    if not pull.is_fork:
+    if rt.can_write(pull):
         try:
             url = post(rt, pull.number, pull.head_sha, outcome, target_url=rt.context.run_url)
         except PermissionDenied as exc:
@@ -190,6 +192,7 @@ def gate_config(
     rt: Runtime, pull: PullRequestEvent, loaded: LoadedConfig, labels: LabelState, changed: list[str]
 ) -> ConfigResult:
     file = rt.repo_path(config_file(loaded, rt.workdir))
+    embedded = loaded.source is None or rt.inputs.config_is_default
     names = GatedName(
         file=file,
         head_name=loaded.config.name,
@@ -198,10 +201,18 @@ def gate_config(
             repo_path=file,
             base_sha=pull.base_sha,
             workspace=rt.context.workspace,
-            embedded_default=loaded.source is None or rt.inputs.config_is_default,
+            embedded_default=embedded,
         ),
     )
-    preface = touched_block(touched(changed, *exam_paths(loaded.config, file)))
+    base_cfg = base_config(
+        rt.gateway,
+        repo_path=file,
+        base_sha=pull.base_sha,
+        workspace=rt.context.workspace,
+        embedded_default=embedded,
+    )
+    trusted = Trusted(config=base_cfg, where=f"{file} at {pull.base_sha[:12]}")
+    preface = touched_block(touched(changed, *exam_paths(loaded.config, file))) + judge_block(trusted, loaded)
     subject = Subject(
         number=pull.number,
         head_sha=pull.head_sha,
@@ -232,7 +243,7 @@ def gate_config(
         write_text_atomic(baseline_file, base.data.decode("utf-8", "replace"))
         baseline = read_report(baseline_file)
     with rt.workflow.group(f"Cairn: evaluate {name}"):
-        report = rt.evaluate(loaded, baseline_file if baseline is not None else None)
+        report = rt.evaluate(loaded, baseline_file if baseline is not None else None, trusted=trusted)
     if base.data is None or baseline is None:
         new_file = file if names.base_name is None and loaded.source is not None else None
         rt.workflow.notice(
@@ -279,10 +290,24 @@ def gate_config(
     return _deliver(rt, pull, outcome, report, explorer)
 
 
+def judge_block(trusted: Trusted, loaded: LoadedConfig) -> tuple[str, ...]:
+    """The comment's line when the pull request changes `[judge]`: it was judged by the base's judge."""
+    if trusted.config is None:
+        return ()
+    changed = TrustedJudge(config=trusted.config, where=trusted.where).changed_by(loaded.config)
+    if not changed:
+        return ()
+    keys = ", ".join(f"`judge.{escape_text(k, limit=40)}`" for k in changed)
+    return (
+        f"**This pull request changes the judge** ({keys}): every answer was judged by the base branch's "
+        "judge, as the gate's policy is; the change applies after merge.",
+    )
+
+
 def run_pr_mode(rt: Runtime, configs: list[LoadedConfig]) -> list[ConfigResult]:
     pull = rt.context.pull
     assert pull is not None, "PR mode needs a pull_request event"
-    if pull.is_fork:
+    if not rt.can_write(pull):
         rt.workflow.notice(
             f"pull request #{pull.number} comes from a fork: the token is read-only, so the results are "
             f"written to {rt.display(rt.results_dir)}/ for the comment stage (see the README's fork "

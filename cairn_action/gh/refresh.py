@@ -17,9 +17,10 @@ from cairn_action.errors import CairnError
 from cairn_action.gate.compare import compare
 from cairn_action.gh.comments import find_sticky
 from cairn_action.gh.explorer import write_explorer
-from cairn_action.gh.override import read_record
+from cairn_action.gh.override import read_record, role_allows
 from cairn_action.gh.pr_mode import REPORTS_DIR
 from cairn_action.gh.runtime import ConfigResult, Runtime
+from cairn_action.gh.trust import Trusted
 from cairn_action.render.view import marker
 from cairn_action.report.io import read_latest_reports, read_report, write_report, write_text_atomic
 from cairn_action.report.leaderboard import render_leaderboard
@@ -31,8 +32,10 @@ LEADERBOARD = "leaderboard.md"
 def merged_overrides(rt: Runtime, config_name: str) -> list[OverrideRecord]:
     """The override records of the pull request(s) this push merged, verified against the API.
 
-    A record counts when it sits in the bot's sticky comment for this config and names that pull request
-    and its final head commit: an override given for an earlier commit was not what got merged.
+    A record counts when it sits in the bot's sticky comment for this config, names that pull request
+    and its final head commit (an override given for an earlier commit was not what got merged), and
+    GitHub's own label events show that person applying that label at that time, with a role that may
+    override. The bot's comment alone is not believed: a leaked token writes the same comments.
     """
     records = []
     for pull in rt.gateway.pulls_for_commit(rt.context.sha):
@@ -40,9 +43,30 @@ def merged_overrides(rt: Runtime, config_name: str) -> list[OverrideRecord]:
             continue
         sticky = find_sticky(rt.gateway, pull.number, marker(config_name))
         record = read_record(sticky.body) if sticky else None
-        if record is not None and record.pr == pull.number and record.head_sha == pull.head_sha:
+        if record is None or record.pr != pull.number or record.head_sha != pull.head_sha:
+            continue
+        if _applied_as_recorded(rt, record):
             records.append(record)
+        else:
+            rt.workflow.warning(
+                f"the sticky comment of pull request #{pull.number} records an override by "
+                f"{record.actor} that GitHub's label events do not show: not recorded",
+                title=f"Cairn ({config_name}): override record not believed",
+            )
     return records
+
+
+def _applied_as_recorded(rt: Runtime, record: OverrideRecord) -> bool:
+    """GitHub's label events show `record.actor` applying `record.label` at `record.at`, and their role
+    allows an override."""
+    shown = any(
+        e.event == "labeled"
+        and e.label.lower() == record.label.lower()
+        and e.actor.lower() == record.actor.lower()
+        and e.at == record.at
+        for e in rt.gateway.label_events(record.pr)
+    )
+    return shown and role_allows(rt.gateway.role(record.actor))
 
 
 def _unchanged(previous: Report | None, report: Report) -> bool:
@@ -73,7 +97,8 @@ def refresh_config(rt: Runtime, loaded: LoadedConfig) -> tuple[ConfigResult, dic
     latest = rt.workdir / REPORTS_DIR / "latest" / f"{name}.json"
     previous = read_report(latest) if latest.is_file() else None
     with rt.workflow.group(f"Cairn: evaluate {name}"):
-        report = rt.evaluate(loaded)
+        # On the default branch the checkout is the trusted side: its own judge and endpoints.
+        report = rt.evaluate(loaded, trusted=Trusted(config=loaded.config, where=str(loaded.source or name)))
     explorer = write_explorer(rt, report)
     overrides = merged_overrides(rt, name)
     for record in overrides:

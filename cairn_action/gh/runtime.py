@@ -17,10 +17,11 @@ from typing import Protocol
 
 from cairn_action.config import LoadedConfig, load_config
 from cairn_action.errors import CairnError, ConfigError
-from cairn_action.gh.context import ActionContext
+from cairn_action.gh.context import ActionContext, PullRequestEvent
 from cairn_action.gh.gateway import GitHubGateway
 from cairn_action.gh.handoff import RESULTS_DIR, Verdict
 from cairn_action.gh.inputs import ActionConfig
+from cairn_action.gh.trust import Trusted
 from cairn_action.gh.workflow import Workflow
 from cairn_action.report.leaderboard import primary_metric
 from cairn_action.report.models import Report
@@ -28,9 +29,10 @@ from cairn_action.score.metrics import get_metric
 
 
 class Evaluate(Protocol):
-    """Evaluate one config; with the base branch's baseline report, the run confirms what changed."""
+    """Evaluate one config; with the base branch's baseline report, the run confirms what changed.
+    `trusted`: the config whose judge judges and whose endpoints may receive secrets (gh/trust.py)."""
 
-    def __call__(self, loaded: LoadedConfig, baseline: Path | None = None) -> Report: ...
+    def __call__(self, loaded: LoadedConfig, baseline: Path | None = None, *, trusted: Trusted) -> Report: ...
 
 
 """Runs and scores one config in the working directory, returning its report."""
@@ -65,6 +67,11 @@ class Runtime:
     @property
     def results_dir(self) -> Path:
         return self.context.workspace / RESULTS_DIR
+
+    def can_write(self, pull: PullRequestEvent) -> bool:
+        """The token may comment and set statuses: a same-repository pull request's run, or a run in the
+        base repository started by `workflow_run` (a fork's `pull_request` run gets a read-only token)."""
+        return not pull.is_fork or self.context.event_name == "workflow_run"
 
     def repo_path(self, relative: str) -> str:
         """`relative` (to the working directory) as a path from the repository root, for the API."""

@@ -10,8 +10,9 @@ The run executes the system under test, which may be the pull request's own code
   of the same uid reads `/proc/<parent>/environ` (and, in the container, PID 1's, which holds
   ACTIONS_RUNTIME_TOKEN) and writes the runner's command files. So, when this process is root (a Docker
   action always is), the child runs as an unprivileged user (`cairn-eval`, made by the Dockerfile) with
-  no supplementary groups and a minimal environment: what Python and HTTP need, plus only the secrets
-  the config names (`api_key_env`). A non-root process cannot switch uid; it says so in a notice.
+  no supplementary groups and a minimal environment: what Python and HTTP need, plus only the variables
+  the workflow lists in the `env` input (gh/trust.py: never what the config, which the pull request can
+  edit, names). A non-root process cannot switch uid; it says so in a notice.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from cairn_action.config import LoadedConfig
 from cairn_action.errors import CairnError
 
 EVAL_USER = "cairn-eval"
@@ -81,17 +81,12 @@ def eval_identity(*, euid: int | None = None) -> Identity:
     )
 
 
-def secret_names(loaded: LoadedConfig) -> list[str]:
-    """The environment variables the config names as API keys (answerer, target, judge)."""
-    names = [loaded.config.provider.api_key_env, loaded.config.judge.api_key_env]
-    return [n for n in dict.fromkeys(names) if n]
-
-
-def child_environment(env: Mapping[str, str], loaded: LoadedConfig, scratch: Scratch) -> dict[str, str]:
-    """The child's whole environment: no GITHUB_*, INPUT_*, ACTIONS_* or runner file paths at all."""
+def child_environment(env: Mapping[str, str], passed: Mapping[str, str], scratch: Scratch) -> dict[str, str]:
+    """The child's whole environment: no GITHUB_*, INPUT_*, ACTIONS_* or runner file paths at all; the
+    workflow's `passed` variables (trust.passed_variables), then HOME and TMPDIR in the scratch folder."""
     child = {k: env[k] for k in _PASSED if k in env}
     child.setdefault("PATH", os.defpath)
-    child.update({k: env[k] for k in secret_names(loaded) if k in env})
+    child.update(passed)
     child.update(
         HOME=str(scratch.home),
         TMPDIR=str(scratch.tmp),

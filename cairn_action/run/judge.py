@@ -65,3 +65,15 @@ class LexicalJudge:
         if f1 >= self.f1_threshold:
             return self._verdict(True, f"token F1 {f1:.2f} >= {self.f1_threshold}")
         return self._verdict(False, f"token F1 {f1:.2f} < {self.f1_threshold}")
+
+
+class PlaceholderJudge(LexicalJudge):
+    """The evaluation's judge when its caller judges (`cairn eval --judged-by-caller`, which the Action
+    uses): lexical verdicts that only choose what to re-ask, and a declared determinism that is the
+    caller's judge's, so a deterministic answerer is asked again when the real judge samples."""
+
+    label = "lexical (placeholder: the caller judges)"
+
+    def __init__(self, *, deterministic: bool, f1_threshold: float = 0.5) -> None:
+        super().__init__(f1_threshold)
+        self.deterministic = deterministic

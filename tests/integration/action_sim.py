@@ -252,7 +252,9 @@ class Sim:
         api_suffix: str = "",
         background: bool = False,
         workspace: Path | None = None,
+        extra_env: Mapping[str, str] | None = None,
     ) -> Result | subprocess.Popen[str]:
+        """Run the entrypoint for `event_name`; `extra_env`: variables the step's `env:` adds."""
         workspace = workspace or self.workspace
         if (workspace / ".git").exists():  # each job checks out afresh: no untracked results survive
             git(workspace, "clean", "-fdqx", "--", "cairn-results")
@@ -289,6 +291,7 @@ class Sim:
             "INPUT_WORKING-DIRECTORY": ".",
         }
         env.update({f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()})
+        env.update(extra_env or {})
         cmd = [interpreter(), "-P", "-m", "cairn_action", "action"]
         proc = subprocess.Popen(
             cmd, cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

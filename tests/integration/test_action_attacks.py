@@ -128,12 +128,12 @@ def test_attack__target_reads_parent_environ_and_writes_command_files__denied(si
     head = sim.commit({"cairn.toml": config, "snoop.py": snoop}, "my system")
     sim.open_pull(head)
 
-    result = sim.run("pull_request", sim.pr_event("opened"))
+    result = sim.run("pull_request", sim.pr_event("opened"), inputs={"env": "OPENAI_API_KEY"})
 
     [line] = [x for x in result.stdout.splitlines() if x.startswith("SNOOP ")]
     found = json.loads(line.removeprefix("SNOOP "))
     assert result.code in (1, 2), result.stdout + result.stderr  # the real gate decided
-    # What the config names reaches the target; nothing else of the runner's does.
+    # What the workflow's `env` input grants reaches the target; nothing else of the runner's does.
     assert found["env_secrets"] == [sim.api_key]
     assert not [k for k in found["env"] if k.startswith(("GITHUB_", "INPUT_", "ACTIONS_", "RUNNER_"))]
     if os.geteuid() != 0:
@@ -252,9 +252,18 @@ def _self_label(sim: Sim) -> Any:
     return sim.run("pull_request", sim.pr_event("labeled", sender="contributor", label=REASON_LABEL))
 
 
+def _base_policy(sim: Sim, **policy: object) -> None:
+    """The base branch's baseline with these `[gate]` settings (the policy every pull request gets)."""
+    baseline = json.loads(sim.template.baseline)
+    baseline["notes"]["gate_policy"].update(policy)
+    files = {LATEST: json.dumps(baseline).encode(), "cairn.toml": CONFIG.encode()}
+    sim.fake.seed_commit(files, sha=sim.base_sha, branch="main")
+
+
 def test_attack__author_overrides_their_own_pull_request__recorded_as_self_override(sim: Sim) -> None:
     from cairn_action.gh.override import read_record
 
+    _base_policy(sim, allow_self_override=True)  # a small team's choice; off by default
     result = _self_label(sim)
 
     assert result.code == 0, result.stdout + result.stderr
@@ -269,10 +278,7 @@ def test_attack__author_overrides_their_own_pull_request__recorded_as_self_overr
 
 
 def test_attack__author_overrides_their_own_pull_request__forbidden_by_the_baseline(sim: Sim) -> None:
-    baseline = json.loads(sim.template.baseline)
-    baseline["notes"]["gate_policy"]["allow_self_override"] = False
-    files = {LATEST: json.dumps(baseline).encode(), "cairn.toml": CONFIG.encode()}
-    sim.fake.seed_commit(files, sha=sim.base_sha, branch="main")  # the base branch forbids it
+    _base_policy(sim, allow_self_override=False)  # the base branch forbids it (the default)
 
     result = _self_label(sim)
 
@@ -299,11 +305,14 @@ def test_attack__pull_request_edits_the_exam__listed_under_the_verdict(sim: Sim)
 
 
 SKIPS_CONFIRMATION = """
-# Runs inside the evaluation child, like any target: it turns off the re-asks of changed cases, so every
-# broken case has one sample, and one sample never makes a critical loss credible.
+# Runs inside the evaluation child, like any target: it turns off the re-asks of changed cases (the
+# child's own plan, and the trusted process's plan too, by asking every case once whatever it is told),
+# so every broken case has one sample, and one sample never makes a critical loss credible.
 import cairn_action.gate.confirm as confirm
+import cairn_action.run.evaluation as evaluation
 
 confirm.confirmation_plan = lambda *args, **kwargs: {}
+evaluation.sample_plan = lambda cases, *args, **kwargs: {c.id: 1 for c in cases}
 
 
 def answer(question):
@@ -341,8 +350,34 @@ def answer(question):
 """
 
 
-def test_attack__target_replaces_the_lexical_judge__refused_not_passed(sim: Sim) -> None:
+SKIPS_OWN_CONFIRMATION = """
+# Turns off the child's own choice of re-asks only: the trusted process, which judged the answers, asks
+# the child for the re-asks its plan needs, and the gate decides on them.
+import cairn_action.gate.confirm as confirm
+
+confirm.confirmation_plan = lambda *args, **kwargs: {}
+
+
+def answer(question):
+    return {"answer": None, "passages": []}
+"""
+
+
+def test_attack__target_turns_off_the_childs_re_asks__trusted_process_has_them_made(sim: Sim) -> None:
+    result = _pull_request_with_target(sim, "sneaky", SKIPS_OWN_CONFIRMATION)
+
+    assert result.code == 1, result.stdout + result.stderr
+    assert "more sample(s)" in result.stdout and "did not re-ask" not in result.stdout, result.stdout
+    assert result.outputs["verdict"] == "regression"
+
+
+def test_attack__target_replaces_the_lexical_judge__answers_judged_again_in_the_trusted_process(
+    sim: Sim,
+) -> None:
     result = _pull_request_with_target(sim, "forger", FORGES_VERDICTS)
 
-    assert result.code == 2, result.stdout + result.stderr
-    assert "verdict(s) that are not the lexical judge's" in result.stdout, result.stdout
+    # The child's forged verdicts are dropped: "42" is judged wrong everywhere, so the gate fails.
+    assert result.code == 1, result.stdout + result.stderr
+    assert result.outputs["verdict"] == "regression"
+    kept = (sim.workspace / "cairn-results" / "default" / "run.jsonl").read_text(encoding="utf-8")
+    assert '"forged"' not in kept and '"correct":true' not in kept.replace(" ", "")

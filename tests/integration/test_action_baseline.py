@@ -70,6 +70,8 @@ def test_action__push__changed_results__commits_reports_with_the_override(sim: S
     )
     sticky = f"<!-- cairn:gate config=default -->\n### overridden\n\n{record_line(record)}\n"
     sim.fake.add_comment(PR, sticky, "github-actions[bot]")
+    sim.fake.roles["maint"] = "maintain"
+    sim.fake.add_label(PR, record.label, "maint", at=record.at)  # GitHub's own record of the override
     # A marker comment by a person carries no weight, however it is worded.
     forged = record.model_copy(update={"actor": "mallory", "reason": "forged"})
     sim.fake.add_comment(PR, f"<!-- cairn:gate config=default -->\n{record_line(forged)}\n", "mallory")
@@ -115,3 +117,31 @@ def test_action__push__other_branch__refused(sim: Sim) -> None:
 
     assert result.code == 2
     assert "refreshes the default branch (main)" in result.stdout
+
+
+def test_attack__stolen_token_writes_an_override_record_into_the_sticky_comment__not_believed(
+    sim: Sim,
+) -> None:
+    # With the workflow's token, the bot's sticky comment can say anything; GitHub's label events cannot.
+    push_sha = _merge(sim, {"cairn.toml": BETTER_CONFIG})
+    pr_head = "a" * 40
+    sim.fake.add_pull(PR, head_sha=pr_head, base_sha=sim.base_sha, merged=True, merge_commit_sha=push_sha)
+    sim.fake.roles["maint"] = "maintain"
+    record = OverrideRecord(
+        pr=PR,
+        actor="maint",
+        label="cairn-override: known flake",
+        reason="known flake",
+        head_sha=pr_head,
+        at="2026-11-30T11:00:00Z",
+        overrode=["recall@5 fell"],
+    )
+    sticky = f"<!-- cairn:gate config=default -->\n### overridden\n\n{record_line(record)}\n"
+    sim.fake.add_comment(PR, sticky, "github-actions[bot]")
+
+    result = sim.run("push", _push(sim, push_sha), sha=push_sha, ref="refs/heads/main")
+
+    assert result.code == 0, result.stdout + result.stderr
+    assert "override record not believed" in result.stdout
+    latest = json.loads(sim.fake.trees[sim.fake.commits[sim.fake.refs["heads/main"]]["tree"]][LATEST])
+    assert latest["notes"]["overrides"] == []

@@ -216,3 +216,49 @@ def test_override__malformed_record__ignored() -> None:
     assert read_record("<!-- cairn:override-record bm90IGpzb24= -->") is None
     assert read_record("<!-- cairn:override-record !!! -->") is None
     assert read_record("no record") is None
+
+
+def test_override__applier_comments_the_full_head_sha__anchors_that_head_without_a_label_run() -> None:
+    label = "cairn-override"
+    events = [_labeled(label, "maint")]
+    said = _comment(9, "maint", f"/cairn-override {HEAD} judged by hand", at="2026-11-30T11:05:00Z")
+    found = _find([label], events, [said], labeled_now=None)
+    assert found.override is not None and found.override.head_sha == HEAD
+    assert found.override.reason == "judged by hand"
+    assert found.anchors == (Anchor(label=label, actor="maint", at="2026-11-30T11:00:00Z", head_sha=HEAD),)
+
+
+def test_override__sha_comment_for_another_head__does_not_cover_this_one() -> None:
+    label = "cairn-override: x"
+    said = _comment(9, "maint", f"/cairn-override {'a' * 40} x", at="2026-11-30T11:05:00Z")
+    found = _find([label], [_labeled(label, "maint")], [said], labeled_now=None)
+    assert found.override is None and found.stale[0].given_for is None
+    assert f"/cairn-override {HEAD} <reason>" in found.notes()[0]
+
+
+def test_override__sha_comment_by_someone_else_short_or_before_the_label__anchors_nothing() -> None:
+    label = "cairn-override: x"
+    events = [_labeled(label, "maint")]
+    for said in (
+        _comment(9, "dev", f"/cairn-override {HEAD} x", at="2026-11-30T11:05:00Z"),  # not the applier
+        _comment(9, "maint", f"/cairn-override {HEAD[:12]} x", at="2026-11-30T11:05:00Z"),  # short SHA
+        _comment(9, "maint", f"/cairn-override {HEAD} x", at="2026-11-30T10:55:00Z"),  # before the label
+    ):
+        assert _find([label], events, [said], labeled_now=None).override is None, said.body
+
+
+def test_override__self_override__off_unless_the_policy_allows_it() -> None:
+    label = "cairn-override: x"
+    found = find_override(
+        prefix="cairn-override",
+        labels=[label],
+        events=[_labeled(label, "dev")],
+        comments=[],
+        role_of=ROLES.__getitem__,
+        pr=7,
+        head_sha=HEAD,
+        anchors=(),
+        labeled_now=label,
+        author="dev",
+    )
+    assert found.override is None and "forbids a self-override" in found.notes()[0]
