@@ -275,9 +275,6 @@ class Report(_Model):
     config_name: str
     config_hash: str
     """The experiment; the hash excludes paths, so two machines agree."""
-    target_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
-    """Addition: for a `target`, the system's own identity (the python module's or package's source, or
-    the service URL), apart from `config_hash`: the same config can run different code."""
     corpus_hash: str
     """sha256 over the sorted document paths and content hashes."""
     golden_version: str
@@ -297,3 +294,6 @@ class Report(_Model):
     by_tag: dict[str, TagStats] = Field(default_factory=dict)
     """Addition: per tag, and per difficulty under `difficulty:<level>`, sorted by key."""
     schema_version: int = REPORT_SCHEMA_VERSION
+    target_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
+    """Addition: for a `target`, the system's own identity (the python module's or package's source, or
+    the service URL), apart from `config_hash`: the same config can run different code."""
