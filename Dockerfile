@@ -1,4 +1,5 @@
-# The Cairn GitHub Action: a thin image around the package. GitHub builds it from this file.
+# The Cairn GitHub Action: a thin image around the package, built by scripts/build-image and published by
+# the release workflow; action.yml runs it by reference.
 # No USER (docker actions must run as root: docs "Dockerfile support for GitHub Actions"), no WORKDIR
 # (the runner mounts the checkout and sets the working directory itself).
 FROM python:3.11-slim
@@ -21,7 +22,11 @@ COPY pyproject.toml README.md cairn.toml cairn.calibration.json /opt/cairn/src/
 COPY golden /opt/cairn/src/golden
 COPY examples/workflows /opt/cairn/src/examples/workflows
 COPY cairn_action /opt/cairn/src/cairn_action
-RUN pip install --no-cache-dir /opt/cairn/src \
+# Optional extras, comma-separated (`documents`: HTML, PDF, reStructuredText; `dense`: dense and hybrid
+# retrieval). The release builds the published image with scripts/build-image, which sets this; so does
+# scripts/docker-smoke, so the smoke test runs the image the release publishes.
+ARG EXTRAS=""
+RUN pip install --no-cache-dir "/opt/cairn/src${EXTRAS:+[$EXTRAS]}" \
     && rm -rf /opt/cairn/src
 
 # The container's working directory is the pull request's checkout. `python -m` would put it first on

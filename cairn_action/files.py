@@ -210,6 +210,17 @@ def parse_json(
 # Writing ------------------------------------------------------------------------------------------------
 
 
+@contextmanager
+def os_errors_as_data_errors(what: str, hint: str = HINT_PATH) -> Iterator[None]:
+    """An OSError in the block (a folder that cannot be listed, a file that cannot be read or written)
+    becomes a DataError naming the path: a user's folder is bad input, not a bug with a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        where = _shown(Path(exc.filename)) if exc.filename else "?"
+        raise DataError(f"{where}: cannot {what}: {os_reason(exc)}", hint) from None
+
+
 def _write_error(path: Path, what: str, exc: OSError, hint: str) -> DataError:
     return DataError(f"{_shown(path)}: cannot write {what}: {os_reason(exc)}", hint)
 

@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "cairn_action"
-# Two modules sit lower than their packages: `index.corpus` (reading and hashing documents), because the
-# golden set resolves its quotes against a corpus while the chunk store uses the resolved spans; and
-# `run.models` (the run artifact's records), the vocabulary providers answer in.
+# Three modules sit lower than their packages: `index.corpus` (reading and hashing documents), because the
+# golden set resolves its quotes against a corpus while the chunk store uses the resolved spans, with
+# `index.readers` (turning a document file into its rendered text) under it; and `run.models` (the run
+# artifact's records), the vocabulary providers answer in.
 LAYERS = [
-    {"errors", "files", "squad", "__init__"},
+    {"errors", "files", "squad", "__init__", "index.readers"},
     {"config", "index.corpus", "run.models"},
     {"golden", "sample"},
     {"index"},

@@ -8,19 +8,26 @@ Afterwards `cairn golden check` and `cairn eval` run there as they are.
 
 from __future__ import annotations
 
+import re
+import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cairn_action.errors import CairnError, ExitCode
+from cairn_action.files import check_output_dir, os_errors_as_data_errors
 
 if TYPE_CHECKING:
     import argparse
 
 PACKAGE = Path(__file__).resolve().parents[1]
 SCAFFOLD = PACKAGE / "scaffold"
-WORKFLOWS = ("cairn-pr.yml", "cairn-baseline.yml", "release-stamp.yml")
-"""The examples copied into .github/workflows/ (the gate, the baseline refresh, the release stamp)."""
+WORKFLOWS = ("cairn-pr.yml", "cairn-fork-comment.yml", "cairn-baseline.yml", "release-stamp.yml")
+"""The examples copied into .github/workflows/ (the gate, the comment stage for fork pull requests that
+the gate names, the baseline refresh, the release stamp), fitted to the project (`fit_workflow`)."""
+EXAMPLE_CORPUS = "corpus"
+EXAMPLE_BRANCH = "main"
 
 
 def _workflow_dir() -> Path:
@@ -34,15 +41,49 @@ def _workflow_dir() -> Path:
     )
 
 
-def scaffold_files() -> dict[str, bytes]:
+def fit_workflow(text: str, *, corpus: str, branch: str) -> str:
+    """An example workflow made to fit the project: its index cache keyed on the project's corpus folder
+    (the examples say `corpus/`), and its branch filters on the repository's default branch."""
+    text = text.replace(f"hashFiles('{EXAMPLE_CORPUS}/**'", f"hashFiles('{corpus}/**'")
+    return text.replace(f"branches: [{EXAMPLE_BRANCH}]", f"branches: [{branch}]")
+
+
+def default_branch(folder: Path) -> str:
+    """The repository's default branch when `folder` is in a git checkout that says (origin's HEAD, else
+    the checked-out branch), else `main`."""
+    for argv in (
+        ["symbolic-ref", "--short", "refs/remotes/origin/HEAD"],
+        ["symbolic-ref", "--short", "HEAD"],
+    ):
+        try:
+            done = subprocess.run(
+                ["git", "-C", str(folder), *argv], capture_output=True, text=True, timeout=10, check=False
+            )
+        except (OSError, subprocess.SubprocessError):
+            return EXAMPLE_BRANCH  # no git here
+        name = done.stdout.strip().removeprefix("origin/")
+        if done.returncode == 0 and re.fullmatch(r"[A-Za-z0-9._/-]{1,100}", name):
+            return name
+    return EXAMPLE_BRANCH
+
+
+def scaffold_files(branch: str = EXAMPLE_BRANCH) -> dict[str, bytes]:
     """Every file `cairn init` writes, by its path relative to DIR."""
     files = {
         p.relative_to(SCAFFOLD).as_posix(): p.read_bytes()
         for p in sorted(SCAFFOLD.rglob("*"))
         if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
     }
+    corpus = tomllib.loads(files["cairn.toml"].decode("utf-8"))["corpus"]["path"]
     workflows = _workflow_dir()
-    files.update({f".github/workflows/{name}": (workflows / name).read_bytes() for name in WORKFLOWS})
+    files.update(
+        {
+            f".github/workflows/{name}": fit_workflow(
+                (workflows / name).read_text(encoding="utf-8"), corpus=corpus, branch=branch
+            ).encode("utf-8")
+            for name in WORKFLOWS
+        }
+    )
     return files
 
 
@@ -52,7 +93,8 @@ wrote a Cairn project in {dir}: {n} files
   docs/                      an example document: replace it with your documents
   golden/golden.jsonl        5 cases about it, with golden.version: write your own, bump the version
   my_rag.py                  the system under test (a keyword stand-in): call your own RAG system here
-  .github/workflows/         the pull-request gate, the baseline refresh, the release stamp
+  .github/workflows/         the pull-request gate (and its comment stage for forks), the baseline
+                             refresh, the release stamp
 next:
   {cd}cairn golden check      every support quote found in its document
   cairn eval                 run, score and write reports/latest/my-rag.json
@@ -60,11 +102,8 @@ then commit reports/latest/my-rag.json: it is the baseline every pull request is
 (replace `owner/cairn@v1` in the workflows with where you got Cairn)"""
 
 
-def cmd_init(args: argparse.Namespace) -> int:
-    target = Path(args.dir)
-    if target.exists() and not target.is_dir():
-        raise CairnError(f"{target}: exists and is not a folder", "pass a folder (new or existing) to init")
-    files = scaffold_files()
+def _write_scaffold(target: Path, files: dict[str, bytes]) -> None:
+    """Write `files` under `target`, or nothing if any of them is there already."""
     present = [rel for rel in files if (target / rel).exists()]
     if present:
         shown = ", ".join(present[:5]) + (f" and {len(present) - 5} more" if len(present) > 5 else "")
@@ -76,6 +115,16 @@ def cmd_init(args: argparse.Namespace) -> int:
         path = target / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    target = Path(args.dir)
+    if target.exists() and not target.is_dir():
+        raise CairnError(f"{target}: exists and is not a folder", "pass a folder (new or existing) to init")
+    files = scaffold_files(default_branch(target if target.is_dir() else target.parent))
+    with os_errors_as_data_errors("write the project there", "pass a folder you can read and write to init"):
+        check_output_dir(target, what="the project folder")
+        _write_scaffold(target, files)
     here = target.resolve() == Path.cwd().resolve()
     cd = "" if here else f"cd {args.dir} && "
     print(NEXT_STEPS.format(dir=target, n=len(files), cd=cd), file=sys.stdout)

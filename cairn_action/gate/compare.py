@@ -55,6 +55,7 @@ def identify(report: Report) -> ReportIdentity:
     return ReportIdentity(
         config_name=report.config_name,
         config_hash=report.config_hash,
+        target_hash=report.target_hash,
         corpus_hash=report.corpus_hash,
         golden_version=report.golden_version,
         golden_hash=report.notes.golden_hash,
@@ -188,6 +189,7 @@ def _notes(
     baseline: Report, candidate: Report, same_env: bool, not_compared: int, baseline_errors: int
 ) -> list[str]:
     notes = []
+    notes += [f"this PR's system: {w}" for w in candidate.notes.nothing_returned]
     if baseline.config_name != candidate.config_name:
         notes.append(
             f"comparing config '{candidate.config_name}' with baseline config '{baseline.config_name}'"

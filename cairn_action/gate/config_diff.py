@@ -8,6 +8,8 @@ from cairn_action.gate.models import ConfigChange
 from cairn_action.report.models import Notes, Report
 
 _SHOWN_IN_TITLE = {"name"}  # the config names head the comment already
+TARGET_CODE = "target code"
+"""The key under which a changed `target_hash` is listed with the settings."""
 
 
 def _from_notes(notes: Notes) -> dict[str, object]:
@@ -48,4 +50,11 @@ def config_changes(baseline: Report, candidate: Report) -> tuple[list[ConfigChan
         for key in sorted(before.keys() | after.keys())
         if key not in _SHOWN_IN_TITLE and before.get(key, ...) != after.get(key, ...)
     ]
+    if baseline.target_hash != candidate.target_hash and candidate.target_hash is not None:
+        # The same config can run different code: say so, or a changed system passes for an unchanged one.
+        changes.append(
+            ConfigChange(
+                key=TARGET_CODE, baseline=_text(baseline.target_hash), candidate=_text(candidate.target_hash)
+            )
+        )
     return changes, whole

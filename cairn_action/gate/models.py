@@ -51,6 +51,8 @@ class ReportIdentity(_Model):
 
     config_name: str
     config_hash: str
+    target_hash: str | None = None
+    """A target's code identity (Report.target_hash)."""
     corpus_hash: str
     golden_version: str
     golden_hash: str

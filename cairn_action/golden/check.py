@@ -128,6 +128,7 @@ def format_check(check: GoldenCheck) -> str:
         f"{counts.false_premise} false premise",
         f"corpus {check.corpus.root}: {len(check.corpus.documents)} documents, "
         f"corpus_hash {check.corpus.corpus_hash[:16]}",
+        *(f"note: {line}" for line in check.corpus.skipped_lines()),
     ]
     if check.drafts or check.deprecated:
         lines.append(

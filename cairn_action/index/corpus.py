@@ -1,22 +1,31 @@
 """Reading a corpus folder and hashing it.
 
-A corpus is a folder of text documents (markdown by default), nested as deeply as the user likes.
-Each document is known by its path relative to the corpus root, in POSIX form, so hashes and
-references agree across operating systems.
+A corpus is a folder of documents (markdown and plain text; HTML, PDF, reStructuredText and AsciiDoc
+with the converters of index/readers.py), nested as deeply as the user likes. Each document is known by
+its path relative to the corpus root, in POSIX form, so hashes and references agree across operating
+systems, and its text is what a reader sees (rendered, for the converted formats).
+
+Files that are not read are listed on the corpus (`skipped`), with the reason: another format, a
+converter that is not installed, a file the converter could not read. Commands print that list; nothing
+is dropped without a word. Hidden folders (.git, .github) are not part of the corpus.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from cairn_action.errors import DataError
 from cairn_action.files import LIMIT_DOCUMENT, decode_utf8, exists, is_dir, is_file, os_reason, read_bytes
+from cairn_action.index.readers import DOCUMENT_SUFFIXES, MARKDOWN_SUFFIXES, READERS, Unreadable, render
 
-DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt")
+__all__ = ["DOCUMENT_SUFFIXES", "Corpus", "Document", "Skipped", "corpus_hash_of", "load_corpus"]
+_EXAMPLES = 3
+OTHER_FORMAT = "not a format Cairn reads"
 
 
 @dataclass(frozen=True)
@@ -32,15 +41,45 @@ class Document:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """A file of the corpus folder that is not a document of the corpus, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Corpus:
-    """All documents of a corpus, sorted by path, with the corpus hash."""
+    """All documents of a corpus, sorted by path, with the corpus hash and the files not read."""
 
     root: Path
     documents: tuple[Document, ...]
     corpus_hash: str
+    skipped: tuple[Skipped, ...] = ()
 
     def by_path(self) -> dict[str, Document]:
         return {d.path: d for d in self.documents}
+
+    def skipped_lines(self) -> list[str]:
+        """What was not read, grouped by reason, with a count and a few examples; [] when nothing."""
+        return skipped_lines(self.root, self.skipped)
+
+
+def skipped_lines(root: Path, skipped: Iterable[Skipped]) -> list[str]:
+    """One line per reason: how many files, which suffixes for other formats, a few examples."""
+    groups: dict[str, list[str]] = {}
+    for item in skipped:
+        groups.setdefault(item.reason, []).append(item.path)
+    lines = []
+    for reason, paths in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        if reason == OTHER_FORMAT:
+            counts = Counter(Path(p).suffix.lower() or "no suffix" for p in paths)
+            reason = f"{reason}: " + ", ".join(f"{n} {sfx}" for sfx, n in counts.most_common(5))
+        more = f" and {len(paths) - _EXAMPLES} more" if len(paths) > _EXAMPLES else ""
+        plural = "s" if len(paths) != 1 else ""
+        examples = ", ".join(paths[:_EXAMPLES]) + more
+        lines.append(f"{root}: {len(paths)} file{plural} not read ({reason}), e.g. {examples}")
+    return lines
 
 
 def content_hash(text: str) -> str:
@@ -70,26 +109,44 @@ def load_corpus(root: Path | str) -> Corpus:
         raise DataError(f"{root}: corpus folder not found", hint)
     _check_readable_tree(root)
     documents = []
+    skipped: list[Skipped] = []
     for file in sorted(root.rglob("*")):
-        if not is_file(file) or file.suffix.lower() not in DOCUMENT_SUFFIXES:
-            continue
         if any(part.startswith(".") for part in file.relative_to(root).parts):
             continue  # .git, .github and editor folders are not documents
+        if not is_file(file):
+            continue
         rel = file.relative_to(root).as_posix()
+        suffix = file.suffix.lower()
+        if suffix not in READERS:
+            skipped.append(Skipped(rel, OTHER_FORMAT))
+            continue
         data = read_bytes(file, what="document", hint="make the document readable", limit=LIMIT_DOCUMENT)
-        text = decode_utf8(data, str(file), "re-save the document as UTF-8", bom=False)
-        text = text.replace("\r\n", "\n").replace("\r", "\n")  # as open() in text mode reads it
+        if suffix in MARKDOWN_SUFFIXES:
+            text = decode_utf8(data, str(file), "re-save the document as UTF-8", bom=False)
+            text = text.replace("\r\n", "\n").replace("\r", "\n")  # as open() in text mode reads it
+        else:
+            try:
+                text = render(data, file.name)
+            except Unreadable as exc:
+                skipped.append(Skipped(rel, f"{READERS[suffix].kind}: {exc.reason}"))
+                continue
         documents.append(Document(path=rel, text=text))
     if not documents:
+        found = Counter(Path(s.path).suffix.lower() or "no suffix" for s in skipped)
+        kinds = ", ".join(f"{n} {suffix}" for suffix, n in found.most_common(6)) or "no files"
+        extras = sorted({READERS[sfx].extra for sfx in found if sfx in READERS and READERS[sfx].extra})
+        install = f"pip install 'cairn-action[{','.join(extras)}]' to read them, or " if extras else ""
         raise DataError(
-            f"{root}: no documents ({', '.join(DOCUMENT_SUFFIXES)}) in the corpus folder",
-            "point --corpus at the folder that holds your documents",
+            f"{root}: no document Cairn can read in the corpus folder (found {kinds}; it reads "
+            f"{', '.join(DOCUMENT_SUFFIXES)})",
+            f"{install}point --corpus at the folder that holds your documents",
         )
     documents.sort(key=lambda d: d.path)
     return Corpus(
         root=root,
         documents=tuple(documents),
         corpus_hash=corpus_hash_of((d.path, d.text) for d in documents),
+        skipped=tuple(skipped),
     )
 
 

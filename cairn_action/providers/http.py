@@ -35,7 +35,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from cairn_action.errors import InfrastructureError
-from cairn_action.providers.ratelimit import RateLimiter
+from cairn_action.providers.ratelimit import Cooldown, RateLimiter
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 STICKY_STATUS = frozenset({401, 403})
@@ -176,8 +176,10 @@ class HttpClient:
         network: NetworkSettings | None = None,
         sleep: Callable[[float], None] = time.sleep,
         rng: random.Random | None = None,
+        cooldown: Cooldown | None = None,
     ) -> None:
         self.provider = provider
+        self.cooldown = cooldown
         self.timeout_s = timeout_s
         self.policy = policy or RetryPolicy()
         self.limiter = limiter
@@ -244,6 +246,8 @@ class HttpClient:
             if attempt:
                 with self._lock:
                     self.retries += 1
+            if self.cooldown is not None:
+                self.cooldown.wait()
             if self.limiter is not None:
                 self.limiter.acquire()
             retry_after: float | None = None
@@ -287,6 +291,8 @@ class HttpClient:
                 break
             if retry_after is not None:
                 wait = min(retry_after, self.policy.max_retry_after_s)
+                if self.cooldown is not None:  # every caller of this endpoint waits it out, not just us
+                    self.cooldown.hold(wait)
                 with self._rng_lock:
                     wait += self._rng.uniform(0, min(1.0, 0.1 * wait))  # do not retry in lockstep
             else:

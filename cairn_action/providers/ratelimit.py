@@ -51,3 +51,41 @@ class RateLimiter:
         if wait > 0:
             self._sleep(wait)
         return wait
+
+
+class Cooldown:
+    """An endpoint's "not before" time, set by a server's Retry-After and kept by every caller.
+
+    A 429 with `Retry-After: 1` asks the *client* to wait, not one request: when only the worker that
+    got it waits, the other workers (and the judge, on the same endpoint) keep sending, and the server
+    sees a request 0.2 s later. So the wait is shared: `hold(s)` pushes the endpoint's not-before time
+    out (never in), and `wait()` sleeps until it before a request starts. The worker that got the reply
+    sleeps its own (jittered) wait and does not wait a second time for the hold it set itself.
+    """
+
+    def __init__(
+        self, *, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep
+    ) -> None:
+        self._clock = clock
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self._not_before = 0.0
+        self._holder: int | None = None
+
+    def hold(self, seconds: float) -> None:
+        with self._lock:
+            until = self._clock() + seconds
+            if until > self._not_before:
+                self._not_before = until
+                self._holder = threading.get_ident()
+
+    def wait(self) -> float:
+        """Sleep until the endpoint may be called again; returns the seconds slept."""
+        with self._lock:
+            if self._holder == threading.get_ident():
+                return 0.0
+            left = self._not_before - self._clock()
+        if left <= 0:
+            return 0.0
+        self._sleep(left)
+        return left

@@ -17,7 +17,7 @@ from cairn_action.errors import ConfigError
 from cairn_action.providers.budget import BudgetGuard
 from cairn_action.providers.http import HttpClient, NetworkSettings, RetryPolicy
 from cairn_action.providers.prices import Price, PriceTable
-from cairn_action.providers.ratelimit import RateLimiter
+from cairn_action.providers.ratelimit import Cooldown, RateLimiter
 
 
 def price_overrides(config: Config) -> dict[str, Price]:
@@ -58,6 +58,7 @@ class ProviderServices:
         self.network = network or NetworkSettings()
         self._lock = threading.Lock()
         self._limiters: dict[str, RateLimiter] = {}
+        self._cooldowns: dict[str, Cooldown] = {}
         self._clients: list[HttpClient] = []
         self._warned: list[str] = []
         self._unusable = {True: 0, False: 0}  # retried replies, by whether a retry recovered them
@@ -109,6 +110,13 @@ class ProviderServices:
             self._limiters[endpoint] = limiter
             return limiter
 
+    def cooldown(self, endpoint: str) -> Cooldown:
+        """The endpoint's shared Retry-After pause: the answerer and the judge on one API share it."""
+        with self._lock:
+            if endpoint not in self._cooldowns:
+                self._cooldowns[endpoint] = Cooldown(sleep=self._sleep)
+            return self._cooldowns[endpoint]
+
     def http_client(
         self,
         *,
@@ -124,6 +132,7 @@ class ProviderServices:
             timeout_s=timeout_s,
             policy=self._retry_policy(max_retries),
             limiter=self.limiter(endpoint, requests_per_minute),
+            cooldown=self.cooldown(endpoint),
             secrets=secrets,
             pool_size=max(10, self.max_concurrency),
             network=self.network,

@@ -7,9 +7,13 @@ what it cited and how confident it is (schema `TARGET_SCHEMA`, the same for both
     response {"answer": "14 days" | null, "abstained": false, "confidence": 0.82,
               "passages": [{"id": "returns#3", "text": "...", "doc": "returns.md", "score": 12.1}, ...],
               "citations": [{"id": "returns#3", "quote": "..."}],
+              "used": ["returns#3"],
               "usage": {"input_tokens": 812, "output_tokens": 9}, "cost_usd": 0.00013}
 
-Only `answer` matters; everything else is optional. A passage may be a bare string. Without
+Only `answer` matters; everything else is optional. `used` names (by `id`) the passages of `passages`
+your answerer was given: the explanation of a wrong answer ("support ranked 4, not among the 1 passage the
+answerer used") reads it; without it Cairn says it does not know which passages the answerer saw, and
+never assumes the config's `top_k` for a target. A passage may be a bare string. Without
 `citations`, every passage counts as cited. A python function receives the question as its one
 argument and may return that dict, an object with those attributes, a plain string (the answer) or
 None (abstain). A function that raises, or a reply that does not fit, is that case's `error`, with the
@@ -82,6 +86,8 @@ class TargetResponse(_Strict):
     confidence: float | str | None = None
     passages: list[TargetPassage | str] = Field(default_factory=list)
     citations: list[TargetCitation | str | int] | None = None
+    used: list[str | int] | None = None
+    """Ids of the returned passages the answerer was given (module docstring)."""
     usage: TargetUsage | None = None
     cost_usd: float | None = Field(default=None, ge=0)
 
@@ -105,6 +111,8 @@ class TargetAnswer(AnswerResult):
     """An answer with the passages the target retrieved (what the retrieval metrics are computed from)."""
 
     passages: list[Passage] = Field(default_factory=list)
+    used: list[str] | None = None
+    """Ids of the passages the target's answerer used, when the target said; None when it did not."""
 
 
 class PassageLocator:
@@ -201,6 +209,14 @@ def to_target_answer(data: Any, locator: PassageLocator | None, raw: str) -> Tar
                 end=where[2] if where else None,
             )
         )
+    used = None if response.used is None else [str(u) for u in response.used]
+    unknown = sorted(set(used or ()) - {p.id for p in passages})
+    if unknown:
+        return TargetAnswer(
+            error=f"target reply does not fit {TARGET_SCHEMA}: used: names passages it did not return: "
+            f"{', '.join(unknown[:5])} (each id in `used` must be the `id` of one of `passages`)",
+            raw_output=raw[:_RAW_LIMIT],
+        )
     if response.citations is None:
         citations = [Citation(chunk_id=p.id) for p in passages]
     else:
@@ -222,6 +238,7 @@ def to_target_answer(data: Any, locator: PassageLocator | None, raw: str) -> Tar
         usage=Usage(**usage.model_dump()) if usage is not None else Usage(),
         cost_usd=response.cost_usd,
         passages=passages,
+        used=used,
     )
 
 
@@ -270,6 +287,10 @@ class _Target:
     """The target retrieves for itself: the run measures retrieval on the passages it returns."""
     locator: PassageLocator | None = None
 
+    def code_hash(self) -> str:
+        """16 hex digits identifying the system under test (`target_hash`): see the subclasses."""
+        raise NotImplementedError
+
     def request_key(self, request: AnswerRequest) -> str:
         payload = {"target": self.model, "schema": TARGET_SCHEMA, "question": request.question}
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
@@ -288,6 +309,12 @@ class PythonTarget(_Target):
         self.function = function
         self.model = spec
         self.top_k = top_k
+
+    def code_hash(self) -> str:
+        """The content of the module the spec names, or of its whole top-level package when it is in
+        one (`python:rag.chain:answer` hashes every .py file of `rag/`): two different systems under one
+        config never share an identity. Libraries it imports from elsewhere are not included."""
+        return python_code_hash(self.function)
 
     def ask(self, request: AnswerRequest) -> TargetAnswer:
         try:
@@ -315,6 +342,10 @@ class HttpTarget(_Target):
         self.api_key = api_key
         self.top_k = top_k
 
+    def code_hash(self) -> str:
+        """The service's URL (without credentials or query): Cairn cannot see the code behind it."""
+        return hashlib.sha256(f"http\0{self.model}".encode()).hexdigest()[:16]
+
     def ask(self, request: AnswerRequest) -> TargetAnswer:
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         payload = {"question": request.question, "case_id": request.case_id, "top_k": self.top_k}
@@ -324,6 +355,27 @@ class HttpTarget(_Target):
         except ValueError:
             return TargetAnswer(error="target reply is not JSON", raw_output=reply.text[:_RAW_LIMIT])
         return to_target_answer(data, self.locator, reply.text)
+
+
+def python_code_hash(function: Callable[..., Any]) -> str:
+    """sha256 (16 hex) over the source files of `function`'s module, or of its top-level package."""
+    module = sys.modules.get(getattr(function, "__module__", "") or "")
+    top = sys.modules.get((getattr(module, "__name__", "") or "").split(".")[0]) if module else None
+    files: list[Path] = []
+    if top is not None and getattr(top, "__path__", None):
+        for folder in top.__path__:
+            files += sorted(p for p in Path(folder).rglob("*.py") if "__pycache__" not in p.parts)
+        base = [Path(f) for f in top.__path__]
+    elif module is not None and getattr(module, "__file__", None):
+        files = [Path(module.__file__)]  # type: ignore[arg-type]
+        base = [files[0].parent]
+    else:
+        base = []
+    digest = hashlib.sha256(f"python\0{getattr(function, '__qualname__', '')}\n".encode())
+    for file in files:
+        rel = next((file.relative_to(b).as_posix() for b in base if file.is_relative_to(b)), file.name)
+        digest.update(f"{rel}\0{hashlib.sha256(file.read_bytes()).hexdigest()}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 def load_python_target(spec: str, search_path: Path | None = None) -> Callable[[str], Any]:

@@ -4,6 +4,7 @@ pull request) and are escaped like any report text."""
 
 from __future__ import annotations
 
+from cairn_action.gate.config_diff import TARGET_CODE
 from cairn_action.gate.models import Comparison
 from cairn_action.render.escape import escape_text
 from cairn_action.render.tables import NONE, Budget, Section, table
@@ -17,7 +18,23 @@ def _setting(value: str | None, budget: Budget) -> str:
 
 
 def config_diff(comparison: Comparison, budget: Budget) -> tuple[str, Section | None]:
-    """What changed in the config, baseline to this PR: a line for a few settings, else a collapsed table."""
+    """What changed in the config, baseline to this PR: a line for a few settings, else a collapsed table;
+    a changed target (the user's own system's code) on a line of its own, before it."""
+    code = [c for c in comparison.config_changes if c.key == TARGET_CODE]
+    line, section = _settings_diff(
+        comparison.model_copy(
+            update={"config_changes": [c for c in comparison.config_changes if c not in code]}
+        ),
+        budget,
+    )
+    if not code:
+        return line, section
+    before, after = _setting(code[0].baseline, budget), _setting(code[0].candidate, budget)
+    target = f"**Target code changed**: {before} → {after}"
+    return (f"{target}  \n{line}" if line else target), section
+
+
+def _settings_diff(comparison: Comparison, budget: Budget) -> tuple[str, Section | None]:
     changes = comparison.config_changes
     base, cand = comparison.baseline.config_hash, comparison.candidate.config_hash
     if not changes:

@@ -107,6 +107,8 @@ def explorer_data(
         "config": report.config_name,
         "threshold": report.abstention.threshold,
         "top_k": report.notes.top_k,
+        # A target retrieves and answers for itself: what its answerer saw is per case (`context`).
+        "target": report.notes.retrieval_mode == "target",
         "retrieval_k": comparison.retrieval_k if comparison else 5,
         "has_run": records is not None,
         "critical_tags": list(critical),

@@ -139,6 +139,9 @@ def case_data(
         "confidence": row.confidence,
         "support_rank": row.retrieved_support_rank,
         "support_located": row.support_located,
+        # A target's answerer's passages, as it reported them (None: it did not say).
+        "context_size": row.context_size,
+        "context": record.context_ids if record is not None else None,
         "token_f1": row.token_f1,
         "exact_match": row.exact_match,
         "judge_score": row.judge_score,

@@ -131,8 +131,13 @@ def build_summary(
         ("corpus", report.corpus_hash[:16]),
         (
             "system",
-            f"{report.notes.provider or '?'}, judge {report.notes.judge}, {report.notes.retrieval_mode} "
-            f"top {report.notes.top_k} of {report.notes.retrieval_depth}",
+            f"{report.notes.provider or '?'}, judge {report.notes.judge}, "
+            + (
+                f"the target's own retrieval (up to {report.notes.retrieval_depth} passages kept)"
+                if report.notes.retrieval_mode == "target"
+                else f"{report.notes.retrieval_mode} top {report.notes.top_k} of "
+                f"{report.notes.retrieval_depth}"
+            ),
         ),
         ("cairn", report.cairn_version),
     )

@@ -235,7 +235,13 @@ def _delta_cell(m: MetricDelta, *, say_ungated: bool = True) -> str:
         return NONE
     if m.change == "same":
         return "no change"
-    text = f"{_CHANGE_MARK[m.change]}{get_metric(m.name).format_delta(m.delta)}"
+    spec = get_metric(m.name)
+    shown = (
+        spec.format_change(m.baseline, m.candidate)
+        if m.baseline is not None and m.candidate is not None
+        else spec.format_delta(m.delta)
+    )
+    text = f"{_CHANGE_MARK[m.change]}{shown}"
     return text if m.gated or not say_ungated else f"{text} (not gated)"
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from cairn_action.gate.outcome import is_right
 from cairn_action.report.models import PerCase, Report
 from cairn_action.report.summary import abstention_line
-from cairn_action.report.why import setting_of, support_phrase
+from cairn_action.report.why import seen_by_answerer, setting_of, support_phrase
 
 _COLOURS = {"right": "32", "wrong": "31", "stale": "33", "error": "33", "dim": "2"}
 _ANSWER_SHOWN = 200  # characters of an answer or question on one line
@@ -33,7 +33,6 @@ def _short(text: str | None) -> str:
 def why(case: PerCase, report: Report) -> str:
     """One sentence: why the case is right, wrong, stale or an error, from what the record shows."""
     setting = setting_of(report)
-    top_k = setting.top_k
     retrieval = support_phrase(case, setting)  # the comment's phrase for the same evidence (report.why)
     if case.status == "error":
         return f"error: {case.error or 'no message'} (a rerun retries it)"
@@ -51,7 +50,7 @@ def why(case: PerCase, report: Report) -> str:
         if case.abstained_by_threshold and threshold is not None and case.confidence is not None:
             head = f"wrong: abstained, confidence {case.confidence:.3f} below the calibrated threshold "
             return f"{head}{threshold:g}; {retrieval}"
-        seen = case.retrieved_support_rank is not None and case.retrieved_support_rank <= top_k
+        seen = seen_by_answerer(case, setting)
         return f"wrong: abstained although {retrieval}" if seen else f"wrong: abstained; {retrieval}"
     if case.correct:
         return f"right; {retrieval}"

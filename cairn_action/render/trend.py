@@ -57,7 +57,8 @@ def _same_report(a: Report, b: Report) -> bool:
 
 
 def build_trend(history: Sequence[Report], candidate: Report) -> Trend | None:
-    """The last points of `history` measured on the candidate's golden set and corpus, then the candidate.
+    """The last points of `history` measured on the candidate's golden set and corpus (and, for a target,
+    its code), then the candidate.
 
     None when there is nothing to draw a line through (fewer than one earlier report).
     """
@@ -67,6 +68,9 @@ def build_trend(history: Sequence[Report], candidate: Report) -> Trend | None:
             for r in history
             if r.golden_version == candidate.golden_version
             and r.corpus_hash == candidate.corpus_hash
+            # One system a line: a target's runs join only runs of the same code (report.target_hash);
+            # an LLM-backed and an extractive system under one config are two lines, never one.
+            and r.target_hash == candidate.target_hash
             and not _same_report(r, candidate)
         ),
         key=lambda r: r.created_at,

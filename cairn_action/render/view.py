@@ -168,6 +168,7 @@ def build_view(
         [
             f"Cairn {escape_text(ident.cairn_version, limit=20)}",
             f"config {escape_text(ident.config_name, limit=64)}",
+            *([f"target code {escape_text(ident.target_hash, limit=16)}"] if ident.target_hash else []),
             f"golden set {escape_text(ident.golden_version, limit=40)}",
             f"corpus {escape_text(ident.corpus_hash[:12], limit=12)}",
             f"split {escape_text(ident.split, limit=20)}",

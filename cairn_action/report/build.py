@@ -36,6 +36,10 @@ UNCALIBRATED = "uncalibrated (model abstain flag)"
 PROMOTION_ALL = (
     "split all: never a promotion decision, because the threshold was fitted on part of these cases"
 )
+PROMOTION_ALL_UNCALIBRATED = (
+    "split all: never a promotion decision: pull requests are gated on the eval split, and a threshold "
+    "fitted later would be fitted on part of these cases"
+)
 PROMOTION_CALIBRATION = "split calibration: the cases the threshold was fitted on; in-sample, not evidence"
 _SHOWN_IDS = 5
 
@@ -214,7 +218,39 @@ def per_case_row(outcome: CaseOutcome, record: CaseRecord, case: GoldenCase, sam
         agreement=samples.agreement,
         judge_agreement=samples.judge_agreement,
         samples=samples.samples,
+        context_size=None if record.context_ids is None else len(record.context_ids),
+        support_in_context=record.support_in_context,
     )
+
+
+NO_PASSAGES = (
+    "the system returned no passages for any of the {n} cases: likely causes: it reads none of the corpus "
+    "(another folder, or only some suffixes: an example reading *.md finds nothing in .txt or .html files), "
+    "its index is empty, or its reply has no `passages`"
+)
+NO_PASSAGES_BUILTIN = (
+    "retrieval returned no chunks for any of the {n} cases: likely causes: an empty index or a filter that "
+    "drops every chunk"
+)
+NO_ANSWERS = (
+    "the system answered none of the {n} cases: likely causes: its model is not reachable or configured "
+    "(URL, key, settings the evaluation does not pass on), it abstains on everything, or its reply has no "
+    "`answer`"
+)
+
+
+def nothing_returned(records: Sequence[CaseRecord], *, target: bool) -> list[str]:
+    """A warning for each thing the system returned for no case (errored and stale cases aside)."""
+    replied = [r for r in records if r.status in ("answered", "abstained")]
+    if not replied:
+        return []
+    n = len(replied)
+    found = []
+    if not any(r.retrieved for r in replied):
+        found.append((NO_PASSAGES if target else NO_PASSAGES_BUILTIN).format(n=n))
+    if not any(r.answer_text for r in replied):
+        found.append(NO_ANSWERS.format(n=n))
+    return found
 
 
 def _notes(
@@ -227,8 +263,8 @@ def _notes(
     which: SplitName,
     golden: GoldenSet,
     later: dict[str, list[CaseRecord]],
+    spent: float | None,
 ) -> Notes:
-    spent = card.operational.cost_usd_total
     limit = config.budget.max_cost_usd
     # The guard refuses a call once spent >= limit; the cases it refused are errors that say so.
     skipped = sum(
@@ -236,7 +272,9 @@ def _notes(
     )
     models = {header.model} | {c.model for r in records for c in r.calls if c.model}
     rubrics = sorted({r.judge.rule_version for r in records if r.judge is not None and r.judge.rule_version})
-    promotion = {"all": PROMOTION_ALL, "calibration": PROMOTION_CALIBRATION}.get(which, "")
+    # Without a calibration no threshold was fitted on any of these cases: do not say one was.
+    everything = PROMOTION_ALL if choice.calibrated else PROMOTION_ALL_UNCALIBRATED
+    promotion = {"all": everything, "calibration": PROMOTION_CALIBRATION}.get(which, "")
     return Notes(
         threshold_source=choice.source,
         calibrated=choice.calibrated,
@@ -266,7 +304,20 @@ def _notes(
         gate_policy=config.gate.model_dump(mode="json"),
         extra={"embedding_model": header.embedding_model} if header.embedding_model else {},
         config=experiment_settings(config, header.embedding_model),
+        nothing_returned=nothing_returned(records, target=header.retrieval_mode == "target"),
     )
+
+
+def paid_totals(
+    first_cost: float | None, first_tokens: int, rows: Sequence[PerCase]
+) -> tuple[float | None, int]:
+    """(cost, tokens) of every call the run paid for on the scored cases: the first samples' totals plus
+    each later sample's (repeats, baseline samples, confirmation re-asks; see report/samples.py).
+    Counting only first samples hid about half the tokens of a run whose critical cases were asked again."""
+    later = [s for row in rows if row.status != "stale" for s in row.samples]
+    costs = [first_cost, *(s.cost_usd for s in later)]
+    cost = None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+    return cost, first_tokens + sum(s.tokens for s in later)
 
 
 def build_report(
@@ -296,10 +347,13 @@ def build_report(
         return per_case_row(o, record, case, found)
 
     r, a, ab, op = card.retrieval, card.answer, card.abstention, card.operational
+    rows = [row(o) for o in card.outcomes]
+    paid_cost, paid_tokens = paid_totals(op.cost_usd_total, op.tokens_total, rows)
     return Report(
         cairn_version=cairn_version,
         config_name=config.name,
         config_hash=header.config_hash,
+        target_hash=header.target_hash,
         corpus_hash=header.corpus_hash,
         golden_version=golden.version,
         split=which,
@@ -325,15 +379,15 @@ def build_report(
             answerable_answered_rate=ab.answerable_answered_rate,
         ),
         operational=OperationalMetrics(
-            cost_usd_total=op.cost_usd_total,
+            cost_usd_total=paid_cost,
             cost_per_question_usd=op.cost_per_question_usd,
             latency_p50_ms=op.latency_p50_ms,
             latency_p95_ms=op.latency_p95_ms,
-            tokens_total=op.tokens_total,
+            tokens_total=paid_tokens,
             cache_hit_rate=op.cache_hit_rate,
         ),
-        per_case=[row(o) for o in card.outcomes],
-        notes=_notes(card, header, chosen, config, choice, split, which, golden, later),
+        per_case=rows,
+        notes=_notes(card, header, chosen, config, choice, split, which, golden, later, paid_cost),
         by_tag={
             k: TagStats(
                 n=g.n, answer_rate=g.answer_rate, correct_rate=g.correct_rate, recall_at_5=g.recall_at_5

@@ -86,6 +86,11 @@ def render_table(reports: Sequence[Report]) -> str:
         f"Golden set version `{_escape(first.golden_version)}` · corpus `{first.corpus_hash}` · "
         f"split `{first.split}` · {len(reports)} config{'s' if len(reports) != 1 else ''}"
     )
+    targets = [
+        f"{_escape(r.config_name)} `{r.target_hash}`" for r in _sorted(reports, primary) if r.target_hash
+    ]
+    if targets:  # the user's own systems: which code each row measured
+        footer += " · target code: " + ", ".join(targets)
     return f"Sorted by {primary.label} ({why}).\n\n{table}\n\n{footer}\n\n{_thresholds(reports)}\n"
 
 

@@ -74,14 +74,17 @@ class AbstentionMetrics(_Model):
 
 class OperationalMetrics(_Model):
     cost_usd_total: float | None = 0.0
-    """None when some call's price was unknown."""
+    """Every call the run paid for on these cases: each case's first sample and its later samples
+    (repeats, baseline samples of critical cases, confirmation re-asks). None when some call's price was
+    unknown."""
     cost_per_question_usd: float | None = 0.0
-    """cost_usd_total over scored cases."""
+    """The first samples' cost over scored cases: what one ask of each question costs, comparable
+    between runs that re-asked different cases."""
     latency_p50_ms: float | None = 0.0
     """Linear-interpolated percentile (numpy's default) over every scored case; None with no cases."""
     latency_p95_ms: float | None = 0.0
     tokens_total: int = 0
-    """Input, output and cached input tokens of every call."""
+    """Input, output and cached input tokens of every call, later samples' included (as cost_usd_total)."""
     cache_hit_rate: float | None = None
     """Share of calls whose stable prompt prefix matched the previous call's in the same stream (role,
     provider, model); None with fewer than two such calls."""
@@ -103,6 +106,10 @@ class SampleOutcome(_Model):
     """None for an errored sample (it is not evidence either way)."""
     confidence: float | None = None
     answer_text: str | None = None
+    tokens: int = 0
+    """Tokens of this sample's calls (they count in `tokens_total`)."""
+    cost_usd: float | None = 0.0
+    """This sample's cost (it counts in `cost_usd_total`); None when a price was unknown."""
 
 
 class PerCase(_Model):
@@ -161,6 +168,12 @@ class PerCase(_Model):
     """Every sample after the first, when there are several."""
     failed_checks: list[str] = Field(default_factory=list)
     """The case's deterministic checks (golden `checks`) the answer failed; any one makes it wrong."""
+    # Additions: what a target's answerer was given, as the target reported it (`used`).
+    context_size: int | None = None
+    """Passages the target's answerer used; None when Cairn's answerer ran (it sees `notes.top_k`) or the
+    target did not say."""
+    support_in_context: bool | None = None
+    """Those passages cover every support quote; None when unknown."""
 
 
 class TagStats(_Model):
@@ -273,6 +286,9 @@ class Notes(_Model):
     config: dict[str, object] = Field(default_factory=dict)
     """Addition: the experiment the config hash identifies, as dotted keys (`chunking.size`: 800; URLs
     without credentials): the comment's config diff. Empty in reports written before it existed."""
+    nothing_returned: list[str] = Field(default_factory=list)
+    """Addition: what the system returned for no case at all (`passages`, `answer`), each with its likely
+    causes: a run that measured nothing must not read as a system that abstains well."""
 
 
 class Report(_Model):
@@ -302,3 +318,6 @@ class Report(_Model):
     by_tag: dict[str, TagStats] = Field(default_factory=dict)
     """Addition: per tag, and per difficulty under `difficulty:<level>`, sorted by key."""
     schema_version: int = REPORT_SCHEMA_VERSION
+    target_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
+    """Addition: for a `target`, the system's own identity (the python module's or package's source, or
+    the service URL), apart from `config_hash`: the same config can run different code."""

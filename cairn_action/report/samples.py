@@ -7,6 +7,7 @@ was right over all its samples, which is what the gate weighs a change on.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ def evidence(
     n_right = sum(1 for o, _ in usable if is_right(o))
     answers = Counter(_answer_key(o, r) for o, r in usable)
     agreement = max(answers.values()) / len(usable) if usable else None
+    paid = paid_by_sample(first_record, later)
     samples = [
         SampleOutcome(
             sample=r.sample,
@@ -69,8 +71,10 @@ def evidence(
             right=is_right(o),
             confidence=o.confidence,
             answer_text=r.answer_text,
+            tokens=tokens,
+            cost_usd=cost,
         )
-        for o, r in scored[1:]
+        for (o, r), (tokens, cost) in zip(scored[1:], paid, strict=True)
     ]
     return Evidence(
         n_samples=len(usable),
@@ -93,6 +97,28 @@ def judge_agreement(records: Sequence[CaseRecord]) -> float | None:
         return None
     agreeing = sum(max(v.count(True), v.count(False)) for v in repeated)
     return agreeing / sum(len(v) for v in repeated)
+
+
+def paid_by_sample(first: CaseRecord, later: Sequence[CaseRecord]) -> list[tuple[int, float | None]]:
+    """(tokens, cost) each later sample added to the run's bill.
+
+    A sample whose answer the case already gave is not graded again: the judge's grade is addressed by
+    (case, answer) and served from Cairn's cache, so its judge call is not counted twice. A record
+    without call details (older artifacts) counts its own totals.
+    """
+    seen = {first.answer_text}
+    paid: list[tuple[int, float | None]] = []
+    for record in later:
+        regraded = record.answer_text not in seen
+        seen.add(record.answer_text)
+        if not record.calls:
+            paid.append((record.usage.total, record.cost_usd))
+            continue
+        calls = [c for c in record.calls if c.role != "judge" or regraded]
+        costs = [c.cost_usd for c in calls]
+        cost = None if any(c is None for c in costs) else math.fsum(c for c in costs if c is not None)
+        paid.append((sum(c.usage.total for c in calls), cost))
+    return paid
 
 
 def extra_samples_note(later: dict[str, list[CaseRecord]]) -> ExtraSamples:

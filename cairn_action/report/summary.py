@@ -23,6 +23,14 @@ def abstention_line(report: Report) -> str:
         f"abstention: answered {share.format(ab.answer_rate)} of cases, "
         f"{share.format(ab.error_rate_answered)} of them wrong (alpha {share.format(ab.alpha)})"
     )
+    withheld = report.notes.counts.get("abstained_by_threshold", 0)
+    if withheld:  # the run's counts are the system's replies: name the answers the threshold took away
+        head += (
+            f"; {withheld} answer{'s' if withheld != 1 else ''} withheld below the threshold "
+            f"{report.abstention.threshold:.3f}"
+            if report.abstention.threshold is not None
+            else f"; {withheld} withheld"
+        )
     if not report.notes.calibrated:
         return f"{head}; no guarantee: {report.notes.threshold_source}"
     held = "held" if ab.guarantee_met else "NOT held on this slice"
@@ -76,6 +84,7 @@ def summary_lines(report: Report) -> list[str]:
     worst = worst_tags(report)
     if worst:
         lines.append(worst)
+    lines += [f"warning: {w}" for w in report.notes.nothing_returned]
     counts = report.notes.counts
     trouble = [f"{counts[k]} {k}" for k in ("error", "stale") if counts.get(k)]
     if trouble:

@@ -24,10 +24,14 @@ class Setting:
     threshold: float | None
     """The calibrated confidence threshold in force; None when uncalibrated."""
     judge: str
+    target: bool = False
+    """The user's own system retrieved and answered: what its answerer saw is only what it reported
+    (`PerCase.context_size`), never the config's top_k."""
 
 
 def setting_of(report: Report) -> Setting:
     return Setting(
+        target=report.notes.retrieval_mode == "target",
         top_k=report.notes.top_k,
         depth=report.notes.retrieval_depth,
         threshold=report.abstention.threshold if report.notes.calibrated else None,
@@ -48,9 +52,32 @@ def support_phrase(case: PerCase, setting: Setting) -> str:
         return "support not located in the corpus"
     if rank is None:
         return f"support not in the top {setting.depth} retrieved"
+    if setting.target:
+        return _target_support(case, rank)
     if rank > setting.top_k:
         return f"support ranked {rank}, the answerer saw only {_chunks(setting.top_k)}"
     return f"support seen (rank {rank} of top {setting.top_k})"
+
+
+def _passages(n: int) -> str:
+    return f"{n} passage{'' if n == 1 else 's'}"
+
+
+def _target_support(case: PerCase, rank: int) -> str:
+    """Where the support ranked among a target's passages, against the ones its answerer said it used."""
+    n = case.context_size
+    if n is None:
+        return f"support ranked {rank} of the target's passages (it did not say which its answerer used)"
+    if case.support_in_context:
+        return f"support seen (in the {_passages(n)} the answerer used)"
+    return f"support ranked {rank}, not among the {_passages(n)} the answerer used"
+
+
+def seen_by_answerer(case: PerCase, setting: Setting) -> bool:
+    """The answerer was given the support (as far as the evidence says)."""
+    if setting.target:
+        return case.support_in_context is True
+    return case.retrieved_support_rank is not None and case.retrieved_support_rank <= setting.top_k
 
 
 def wrong_reason(case: PerCase, setting: Setting) -> str:
@@ -77,5 +104,5 @@ def wrong_reason(case: PerCase, setting: Setting) -> str:
         return ""
     if case.failed_checks:
         return f"failed check: {'; '.join(case.failed_checks)}"
-    seen = case.retrieved_support_rank is not None and case.retrieved_support_rank <= setting.top_k
+    seen = seen_by_answerer(case, setting)
     return f"{setting.judge} judge said wrong; {support}" if seen else support

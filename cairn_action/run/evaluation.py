@@ -230,6 +230,8 @@ def run_evaluation(
         if done is not None:
             log.write(done + "\n")
     corpus = load_corpus(corpus_dir)
+    for line in corpus.skipped_lines():  # never dropped without a word
+        log.write(f"note: {line}\n")
     warnings = golden_warnings(golden)
     if warnings:
         log.write(f"note: the golden set has {len(warnings)} warning(s); `cairn golden check` lists them\n")
@@ -292,6 +294,7 @@ def run_evaluation(
         embedding_model=built.embedding_model,
         query_rewriting=rewriter is not None,
         reranker=reranker is not None,
+        target_hash=answerer.code_hash() if is_retrieving_target(answerer) else None,  # type: ignore[attr-defined]
     )
     deps = CaseDeps(
         store=store,

@@ -70,6 +70,8 @@ class RunHeader(_Model):
     """The provider rewrote each question before retrieval (`retrieval.rewrite = "llm"`)."""
     reranker: bool = False
     """The provider re-ordered the retrieved chunks (`retrieval.rerank = "llm"`)."""
+    target_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
+    """For a `target`: the identity of the user's system, beside `config_hash` (providers/target.py)."""
 
 
 class RetrievedChunk(_Model):
@@ -156,6 +158,11 @@ class CaseRecord(_Model):
     retrieved_support_rank: int | None = None
     """Evidence-complete rank (metrics.md §2.5): smallest k whose top-k covers every quote; None if never."""
     first_overlap_rank: int | None = None
+    context_ids: list[str] | None = None
+    """A target's answerer's passages (ids of `retrieved`), as the target reported them (`used`); None
+    when it did not say. Cairn's own answerer is given the top `top_k` of `retrieved`."""
+    support_in_context: bool | None = None
+    """Those passages cover every support quote; None without `context_ids` or support to cover."""
     judge: JudgeVerdict | None = None
     claims: list[Claim] = Field(default_factory=list)
     calls: list[ProviderCall] = Field(default_factory=list)

@@ -88,7 +88,9 @@ class RunOutcome:
         counts = self.counts
         parts = ", ".join(f"{counts[s]} {s if s != 'error' else 'failed'}" for s in STATUSES)
         first = self.first_pass
-        lines = [f"{len(first)} cases: {parts}"]
+        # These are the system's own replies; the report's answer rate comes after the abstention
+        # threshold, which may withhold some of these answers: say so, or the two figures contradict.
+        lines = [f"{len(first)} cases: {parts} (as the system replied, before the abstention threshold)"]
         if self.resumed:
             lines[0] += f" ({self.resumed} resumed from the artifact)"
         extra = len(self.records) - len(first)

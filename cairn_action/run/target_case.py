@@ -70,6 +70,24 @@ def _evidence_chunk(passage: Passage, case: GoldenCase, spans: Sequence[Resolved
     return Chunk(passage.id, "", 0, 0, passage.text)
 
 
+def _context(
+    used: Sequence[str] | None,
+    passages: Sequence[Passage],
+    evidence: Sequence[Chunk],
+    spans: Sequence[ResolvedSupport],
+    *,
+    answerable: bool,
+) -> dict[str, Any]:
+    """The passages the target's answerer used (as it reported) and whether they hold every quote."""
+    if used is None:
+        return {}
+    wanted = set(used)
+    ids = [p.id for p in passages if p.id in wanted]  # in rank order; beyond the depth is not kept
+    given = [chunk for p, chunk in zip(passages, evidence, strict=True) if p.id in wanted]
+    covered = evidence_ranks(spans, given)[0] is not None if answerable and spans else None
+    return {"context_ids": ids, "support_in_context": covered}
+
+
 def run_target_case(case: GoldenCase, deps: CaseDeps, base: dict[str, Any]) -> CaseRecord:
     """The record of `case` answered by the target in `deps.answerer` (see the module docstring)."""
     started = deps.clock()
@@ -90,7 +108,9 @@ def run_target_case(case: GoldenCase, deps: CaseDeps, base: dict[str, Any]) -> C
     passages = _unique(result.passages, deps.depth)
     evidence = [_evidence_chunk(p, case, spans) for p in passages]
     complete_rank, first_rank = evidence_ranks(spans, evidence)
+    context = _context(result.used, passages, evidence, spans, answerable=case.answerable)
     observed = {
+        **context,
         **base,
         **support,
         "retrieved": [

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cairn_action.errors import DataError
+from cairn_action.files import check_output_dir, os_errors_as_data_errors
 from cairn_action.index.corpus import DOCUMENT_SUFFIXES, corpus_hash_of, load_corpus
 from cairn_action.sample import documents
 from cairn_action.sample.draw import Draw
@@ -71,6 +72,23 @@ def generate_corpus(
     files = render_corpus(seed)
     if out.exists() and not out.is_dir():
         raise DataError(f"{out}: exists and is not a folder", "choose another --out")
+    with os_errors_as_data_errors("write the sample corpus there", "choose a folder you can read and write"):
+        check_output_dir(out, what="the sample corpus folder")
+        _write_corpus(out, files, prune=prune)
+    digest = corpus_hash_of(files)
+    pinned = pinned_digests.get(seed) or None
+    result = GeneratedCorpus(root=out, seed=seed, files=files, corpus_hash=digest, pinned=pinned)
+    if pinned is not None and pinned != digest:
+        raise DataError(
+            f"{out}: the generated corpus for seed {seed} has digest {digest}, but {pinned} is pinned",
+            "the generator changed: if that was intended, update PINNED_DIGESTS in "
+            "cairn_action/sample/generate.py and run `cairn golden check`",
+        )
+    return result
+
+
+def _write_corpus(out: Path, files: Mapping[str, str], *, prune: bool) -> None:
+    """Write the documents, refusing (or with `prune`, deleting) documents the sample does not have."""
     foreign = sorted(
         p
         for p in (out.rglob("*") if out.is_dir() else [])
@@ -92,16 +110,6 @@ def generate_corpus(
         target = out / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(text.encode("utf-8"))
-    digest = corpus_hash_of(files)
-    pinned = pinned_digests.get(seed) or None
-    result = GeneratedCorpus(root=out, seed=seed, files=files, corpus_hash=digest, pinned=pinned)
-    if pinned is not None and pinned != digest:
-        raise DataError(
-            f"{out}: the generated corpus for seed {seed} has digest {digest}, but {pinned} is pinned",
-            "the generator changed: if that was intended, update PINNED_DIGESTS in "
-            "cairn_action/sample/generate.py and run `cairn golden check`",
-        )
-    return result
 
 
 def ensure_sample_corpus(path: Path, seed: int = DEFAULT_SEED) -> str | None:

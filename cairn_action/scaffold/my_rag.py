@@ -11,6 +11,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+# Read the documents the way Cairn does (markdown and text as they are; HTML, PDF, reStructuredText and
+# AsciiDoc rendered, with the `documents` extra), so every file Cairn evaluates against is searched here.
+from cairn_action.index.readers import DOCUMENT_SUFFIXES, Unreadable, render
+
 DOCS = Path(__file__).resolve().parent / "docs"
 WORD = re.compile(r"[a-z0-9]+")
 COMMON = "a an and are be by can do does for how in is it many much of on or the to what when which who with"
@@ -26,8 +30,14 @@ def _words(text: str) -> set[str]:
 def _passages() -> list[dict[str, str]]:
     """Every paragraph of every document, with an id and the document's path under docs/."""
     found = []
-    for path in sorted(DOCS.rglob("*.md")):
-        paragraphs = [p.strip() for p in re.split(r"\n\s*\n", path.read_text(encoding="utf-8")) if p.strip()]
+    for path in sorted(DOCS.rglob("*")):
+        if path.suffix.lower() not in DOCUMENT_SUFFIXES or not path.is_file():
+            continue
+        try:
+            text = render(path.read_bytes(), path.name)
+        except Unreadable:
+            continue  # Cairn lists these files too (`cairn golden check`)
+        paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
         doc = path.relative_to(DOCS).as_posix()
         found += [{"id": f"{doc}#{i}", "text": p, "doc": doc} for i, p in enumerate(paragraphs)]
     return found

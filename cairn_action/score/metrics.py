@@ -63,20 +63,37 @@ class MetricSpec:
             return f"{value:,.0f}"
         return f"{value:.{self.decimals}f}"
 
-    def format_delta(self, delta: float | None) -> str:
+    def format_delta(self, delta: float | None, *, decimals: int | None = None) -> str:
         """A signed change in this metric's unit: +2.5 pp, -0.031, +$0.0004, +12 ms."""
         if delta is None:
             return MISSING
+        d = self.decimals if decimals is None else decimals
         if self.unit == "share":
-            return f"{delta * 100:+.{self.decimals}f} pp"
+            return f"{delta * 100:+.{d}f} pp"
         if self.unit == "usd":
             sign = "-" if delta < 0 else "+"
-            return f"{sign}${abs(delta):.{self.decimals}f}"
+            return f"{sign}${abs(delta):.{d}f}"
         if self.unit == "ms":
-            return f"{delta:+,.{self.decimals}f} ms"
+            return f"{delta:+,.{d}f} ms"
         if self.unit == "tokens":
             return f"{delta:+,.0f}"
-        return f"{delta:+.{self.decimals}f}"
+        return f"{delta:+.{d}f}"
+
+    def format_change(self, before: float, after: float) -> str:
+        """`after - before`, with as many more decimals as it takes to agree with the two values shown.
+
+        0.0374 -> 0.0368 shows as 0.037 -> 0.037; its change rounded the same way reads "-0.001", a
+        change the reader cannot see in the values. Shown as "-0.0006" it agrees with them (and the cell
+        stays short enough for one line of the comment's table).
+        """
+        delta = after - before
+        if self.format(before) != self.format(after) or self.unit == "tokens":
+            return self.format_delta(delta)
+        for extra in range(1, 7):
+            text = self.format_delta(delta, decimals=self.decimals + extra)
+            if text.strip("+-$ pm").strip("0.,") != "":
+                return text
+        return self.format_delta(delta)
 
     def is_improvement(self, delta: float) -> bool:
         """True when a change of `delta` (candidate minus baseline) goes the good way."""

@@ -70,3 +70,23 @@ def failing_answer(question: str) -> dict[str, Any]:
     if "driver" in question.lower():
         raise KeyError("drivers")
     return answer(question)
+
+
+def answer_from_the_last_passage(question: str) -> dict[str, Any]:
+    """The same system, whose answerer is given only the last passage it retrieved, and says so (`used`)."""
+    reply = answer(question)
+    if reply["passages"]:
+        reply["used"] = [reply["passages"][-1]["id"]]
+    return reply
+
+
+def answer_using_passages(question: str) -> dict[str, Any]:
+    """The same system, saying its answerer used every passage it retrieved."""
+    reply = answer(question)
+    reply["used"] = [p["id"] for p in reply["passages"]]
+    return reply
+
+
+def returns_nothing(question: str) -> dict[str, Any]:
+    """A system pointed at the wrong folder: it finds nothing, so it retrieves nothing and abstains."""
+    return {"answer": None, "abstained": True, "passages": []}

@@ -57,7 +57,8 @@ def test_action__dockerfile__entrypoint_keeps_the_workspace_off_the_import_path(
     text = (REPO / "Dockerfile").read_text(encoding="utf-8")
     assert 'ENTRYPOINT ["python", "-I", "-m", "cairn_action", "action"]' in text
     assert "PYTHONSAFEPATH=1" in text
-    assert "pip install --no-cache-dir /opt/cairn/src" in text and "-e " not in text  # not editable
+    assert 'pip install --no-cache-dir "/opt/cairn/src${EXTRAS:+[$EXTRAS]}"' in text  # not editable
+    assert "-e " not in text
     assert "\nUSER " not in text and "\nWORKDIR " not in text
 
 

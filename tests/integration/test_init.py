@@ -17,6 +17,7 @@ WRITTEN = {
     "golden/golden.jsonl",
     "golden/golden.version",
     ".github/workflows/cairn-pr.yml",
+    ".github/workflows/cairn-fork-comment.yml",
     ".github/workflows/cairn-baseline.yml",
     ".github/workflows/release-stamp.yml",
 }
@@ -68,3 +69,70 @@ def test_init__a_file_exists__refuses_and_writes_nothing(
     assert "hint: `cairn init` never overwrites" in err
     assert _files(tmp_path) == {"cairn.toml"}
     assert (tmp_path / "cairn.toml").read_text(encoding="utf-8") == 'name = "mine"\n'
+
+
+def test_init__workflows_fit_the_project__corpus_key_branch_and_named_files_agree_and_lint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import re
+    import shutil
+    import subprocess
+    import tomllib
+
+    from ruamel.yaml import YAML
+
+    project = tmp_path / "repo"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "trunk", str(project)], check=True)
+    assert main(["init", str(project)]) == 0
+    capsys.readouterr()
+    corpus = tomllib.loads((project / "cairn.toml").read_text(encoding="utf-8"))["corpus"]["path"]
+    workflows = project / ".github" / "workflows"
+    names = {p.name for p in workflows.iterdir()}
+    for path in sorted(workflows.iterdir()):
+        text = path.read_text(encoding="utf-8")
+        YAML(typ="safe").load(text)  # parses
+        for key in re.findall(r"hashFiles\('([^']+)'", text):
+            assert key == f"{corpus}/**", (path.name, key)  # the cache key hashes the documents init wrote
+        for named in re.findall(r"\b(cairn-[a-z-]+\.yml)\b", text):
+            assert named in names, (path.name, named)  # every workflow a comment names is written
+        for branches in re.findall(r"branches: \[([^\]]*)\]", text):
+            assert branches == "trunk", (path.name, branches)  # the repository's default branch
+    actionlint = shutil.which("actionlint", path=str(Path(sys.executable).parent)) or shutil.which(
+        "actionlint"
+    )
+    assert actionlint, "actionlint is missing: pip install -e '.[dev]'"
+    done = subprocess.run(
+        [actionlint, "-no-color", *(str(p) for p in sorted(workflows.iterdir()))],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_init__example_target__reads_every_suffix_cairn_reads(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    request: pytest.FixtureRequest,
+) -> None:
+    project = tmp_path / "txt-project"
+    assert main(["init", str(project)]) == 0
+    docs = project / "docs"
+    text = (docs / "returns-policy.md").read_text(encoding="utf-8")
+    (docs / "returns-policy.md").unlink()
+    (docs / "returns-policy.txt").write_text(text, encoding="utf-8")  # a .txt corpus: once 0 passages
+    golden = project / "golden" / "golden.jsonl"
+    golden.write_text(golden.read_text(encoding="utf-8").replace("returns-policy.md", "returns-policy.txt"))
+    monkeypatch.chdir(project)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    request.addfinalizer(lambda: sys.modules.pop("my_rag", None))
+    sys.modules.pop("my_rag", None)
+    capsys.readouterr()
+    assert main(["eval", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    report = read_report(project / "reports" / "latest" / "my-rag.json")
+    assert report.notes.nothing_returned == [] and "warning: the system" not in out
+    assert report.retrieval.n_with_support > 0 and report.retrieval.recall_at_k["5"] > 0

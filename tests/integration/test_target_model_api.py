@@ -289,3 +289,26 @@ def test_openai_provider__requests_per_minute__concurrent_calls_spaced_out_not_r
     assert statistics.median(gaps) >= 0.04
     assert arrivals[-1] - arrivals[0] >= 0.8 * 0.05 * (len(arrivals) - 1)
     assert "rate limit: calls waited" in run.err
+
+
+def test_openai_with_llm_judge_and_repeats__tokens_and_cost_count_every_call_the_server_billed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY)
+    with FakeOpenAIServer(api_key=KEY) as server:
+        _openai_config(tmp_path, "api-repeats", server, judge="llm", extra="[run]\nrepeats = 2")
+        run = evaluate(tmp_path, "api-repeats", capsys, monkeypatch)
+    assert run.code == 0, run.err
+    models = [r.json["model"] for r in server.requests]
+    assert models.count("gpt-4o-mini") == 2 * TINY_CASES  # every case asked twice
+    assert models.count("gpt-4.1-mini") > 0  # a repeated answer is graded once (Cairn's cache)
+    operational = run.report["operational"]
+    # The fake's own bill: every request it answered, the second samples and their grades included.
+    assert operational["tokens_total"] == sum(
+        u["prompt_tokens"] + u["completion_tokens"] for u in server.usages
+    )
+    expected_cost = sum(_openai_cost(m, u) for m, u in zip(models, server.usages, strict=True))
+    assert operational["cost_usd_total"] == pytest.approx(expected_cost, rel=1e-9)
+    first = [r for r in run.records if r.sample == 0]
+    per_question = sum(r.cost_usd or 0.0 for r in first) / len(first)
+    assert operational["cost_per_question_usd"] == pytest.approx(per_question, rel=1e-9)

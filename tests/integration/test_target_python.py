@@ -10,7 +10,12 @@ import time
 from pathlib import Path
 
 import pytest
-from eval_kit import REPO, TINY_CASES, evaluate, write_config
+from eval_kit import REPO, TINY_CASES, Evaluated, evaluate, write_config
+
+from cairn_action.gate import run_gate
+from cairn_action.render.markdown import render_comment
+from cairn_action.render.terminal import why
+from cairn_action.report.models import PerCase, Report
 
 
 def test_python_target__tiny_rag__evaluated_end_to_end_to_a_report(
@@ -144,3 +149,95 @@ def test_eval__ctrl_c__says_rerun_to_resume_and_keeps_finished_cases(tmp_path: P
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     assert "interrupted: rerun the same command to resume" in err and "Traceback" not in err
+
+
+def _row(
+    tmp_path: Path, function: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[Evaluated, Report, PerCase]:
+    """`cairn eval` of the tiny_rag variant `function`, its report, and case t-01's row."""
+    write_config(tmp_path, "tiny-context", f'target = "python:tiny_rag:{function}"')
+    run = evaluate(tmp_path, "tiny-context", capsys, monkeypatch)
+    assert run.code == 0, run.err
+    report = Report.model_validate(run.report)
+    return run, report, next(c for c in report.per_case if c.case_id == "t-01")
+
+
+def test_python_target__reports_the_passages_its_answerer_used__why_reads_them_not_top_k(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run, report, row = _row(tmp_path, "answer_from_the_last_passage", capsys, monkeypatch)
+    record = next(r for r in run.records if r.case_id == "t-01")
+    assert record.context_ids == [record.retrieved[-1].chunk_id] and len(record.retrieved) > 1
+    assert record.support_in_context is False  # the support is the first passage, the answerer got the last
+    assert (row.context_size, row.support_in_context) == (1, False)
+    assert "support ranked 1, not among the 1 passage the answerer used" in why(row, report)
+    assert "of top 5" not in why(row, report)  # the config's top_k is not what a target's answerer saw
+
+
+def test_python_target__used_every_passage__support_seen_in_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, report, row = _row(tmp_path, "answer_using_passages", capsys, monkeypatch)
+    assert row.support_in_context is True
+    assert f"support seen (in the {row.context_size} passages the answerer used)" in why(row, report)
+
+
+def test_python_target__does_not_say_what_its_answerer_used__why_says_it_does_not_know(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, report, row = _row(tmp_path, "answer", capsys, monkeypatch)
+    assert row.context_size is None
+    assert "it did not say which its answerer used" in why(row, report)
+
+
+def test_python_target__code_edited__target_hash_changes_config_hash_does_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = tmp_path / "team_rag.py"
+    corpus = REPO / "tests" / "data" / "tiny_rag" / "corpus"
+    source = (REPO / "tests" / "fakes" / "tiny_rag.py").read_text(encoding="utf-8")
+    source = source.replace(
+        'Path(__file__).resolve().parents[1] / "data" / "tiny_rag" / "corpus"', f"Path({str(corpus)!r})"
+    )
+    module.write_text(source, encoding="utf-8")
+    write_config(tmp_path, "team", 'target = "python:team_rag:answer"')
+    first = evaluate(tmp_path, "team", capsys, monkeypatch)
+    assert first.code == 0, first.err
+    module.write_text(source + "\n# the LLM-backed rewrite\n", encoding="utf-8")
+    sys.modules.pop("team_rag", None)  # a new process would import the edited file
+    time.sleep(1.1)  # reports are named by the second
+    second = evaluate(tmp_path, "team", capsys, monkeypatch)
+    assert second.code == 0, second.err
+    a, b = first.report, second.report
+    assert a["config_hash"] == b["config_hash"]
+    assert a["target_hash"] and b["target_hash"] and a["target_hash"] != b["target_hash"]
+    assert len(a["target_hash"]) == 16
+
+
+def test_python_target__returns_nothing_for_every_case__warned_with_causes_and_in_the_comment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_config(tmp_path, "tiny-empty", 'target = "python:tiny_rag:returns_nothing"')
+    run = evaluate(tmp_path, "tiny-empty", capsys, monkeypatch)
+    assert run.code == 0, run.err
+    assert f"warning: the system returned no passages for any of the {TINY_CASES} cases" in run.out
+    assert "only some suffixes" in run.out
+    assert f"warning: the system answered none of the {TINY_CASES} cases" in run.out
+    report = Report.model_validate(run.report)
+    assert len(report.notes.nothing_returned) == 2
+    working = Report.model_validate(evaluate(tmp_path, "tiny-empty", capsys, monkeypatch).report)
+    body = render_comment(
+        run_gate(
+            working.model_copy(update={"notes": working.notes.model_copy(update={"nothing_returned": []})}),
+            report,
+        )
+    )
+    assert "this PR's system: the system returned no passages for any of" in body
+
+
+def test_python_target__a_working_system__no_nothing_returned_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_config(tmp_path, "tiny-ok", 'target = "python:tiny_rag:answer"')
+    run = evaluate(tmp_path, "tiny-ok", capsys, monkeypatch)
+    assert "warning: the system" not in run.out and run.report["notes"]["nothing_returned"] == []

@@ -67,6 +67,11 @@ def snapshot(folder: Path) -> dict[str, str]:
         for name in files:
             path = Path(root) / name
             rel = str(path.relative_to(folder))
+            try:
+                path.lstat()
+            except OSError:  # in a folder that can be listed but not searched: cannot be looked at
+                found[rel] = "unsearchable"
+                continue
             if path.is_symlink():
                 found[rel] = "-> " + os.readlink(path)
                 continue

@@ -105,13 +105,15 @@ def assert_aggregates_recompute(report: Report, golden: GoldenSet) -> None:
 
     op = report.operational
     costs = [r.cost_usd for r in scored]
-    total = None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
-    assert op.cost_usd_total == _approx(total)
-    assert op.cost_per_question_usd == _approx(total / len(scored) if total is not None and scored else None)
+    first = None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+    paid = costs + [s.cost_usd for r in scored for s in r.samples]
+    total = None if any(c is None for c in paid) else sum(c for c in paid if c is not None)
+    assert op.cost_usd_total == _approx(total)  # every sample's calls
+    assert op.cost_per_question_usd == _approx(first / len(scored) if first is not None and scored else None)
     latencies = [r.latency_ms for r in scored]
     for q, got in ((50, op.latency_p50_ms), (95, op.latency_p95_ms)):
         assert got == _approx(float(np.percentile(latencies, q)) if latencies else None), f"p{q}"
-    assert op.tokens_total == sum(r.tokens for r in scored)
+    assert op.tokens_total == sum(r.tokens + sum(s.tokens for s in r.samples) for r in scored)
     checks = sum(r.prefix_checks for r in scored)
     assert op.cache_hit_rate == _approx(sum(r.prefix_matches for r in scored) / checks if checks else None)
 

@@ -214,6 +214,8 @@ def _permission_cases(ws: Workspace) -> dict[str, tuple[list[str], str]]:
         "reports-read-only": (ws.eval_args(), str(r / "reports")),
         "reports-latest-read-only": (ws.eval_args(), str(r / "reports" / "latest")),
         "reports-runs-read-only": (ws.eval_args(), str(r / "reports" / "runs")),
+        "init-folder-unreadable": (["init", str(r / "project")], str(r / "project")),
+        "generate-folder-unlistable": (["corpus", "generate", "--out", str(r / "out")], str(r / "out")),
     }
 
 
@@ -240,6 +242,13 @@ def _break(ws: Workspace, case: str) -> None:
     elif case == "reports-runs-read-only":
         (r / "reports" / "runs").mkdir(parents=True)
         (r / "reports" / "runs").chmod(0o555)
+    elif case == "init-folder-unreadable":
+        (r / "project").mkdir()
+        (r / "project").chmod(0)
+    elif case == "generate-folder-unlistable":
+        (r / "out").mkdir()
+        (r / "out" / "notes.md").write_text("mine\n", encoding="utf-8")
+        (r / "out").chmod(0o644)  # readable, not searchable: its files cannot even be looked at
 
 
 CASES = [
@@ -251,6 +260,8 @@ CASES = [
     "reports-read-only",
     "reports-latest-read-only",
     "reports-runs-read-only",
+    "init-folder-unreadable",
+    "generate-folder-unlistable",
 ]
 
 

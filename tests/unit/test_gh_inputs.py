@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -76,7 +77,10 @@ def test_inputs__action_yml__declares_exactly_the_inputs_read() -> None:
 
 def test_inputs__action_yml__docker_action_passing_inputs_by_name() -> None:
     action = _action()
-    assert action["runs"] == {"using": "docker", "image": "Dockerfile"}  # no positional args
+    assert set(action["runs"]) == {"using", "image"}  # no positional args
+    assert action["runs"]["using"] == "docker"
+    # A prebuilt image by reference (no Docker build in the user's job), tagged with the major version.
+    assert re.fullmatch(r"docker://[a-z0-9.-]+/[a-z0-9_.-]+/cairn:v\d+", action["runs"]["image"])
     assert {"verdict", "report-path", "comment-path", "comment-url", "primary-value"} <= set(
         action["outputs"]
     )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -13,8 +15,10 @@ from loopback import Step
 from provider_kit import Waits, anthropic_chat, request
 
 from cairn_action.errors import InfrastructureError
+from cairn_action.providers.anthropic import messages_url
 from cairn_action.providers.llm_answerer import SOURCE_MODEL, LLMAnswerer
 from cairn_action.providers.prompt import INSTRUCTIONS
+from cairn_action.providers.services import ProviderServices
 
 KEY = "sk-ant-test-0123456789"
 ANSWER = json.dumps(
@@ -161,3 +165,32 @@ def test_anthropic_provider__missing_key__401_message_carries_no_key(server: Fak
         answerer.answer(request())
     answerer.backend.close()
     assert "HTTP 401" in caught.value.message and "sk-ant-wrong-999999" not in caught.value.message
+
+
+def test_anthropic_429_retry_after__no_worker_on_that_endpoint_calls_before_it_elapses(
+    server: FakeAnthropicServer,
+) -> None:
+    """The answerer and the judge share an endpoint: a 429 with Retry-After: 1 pauses both, so the server
+    sees no request within the second it asked for (one worker's wait alone let another call 0.24 s on)."""
+    services = ProviderServices()
+    url = messages_url(server.url)
+    clients = [
+        services.http_client(
+            provider="anthropic", endpoint=url, timeout_s=10, max_retries=2, requests_per_minute=None
+        )
+        for _ in range(2)
+    ]
+    server.script(Step(status=429, headers={"retry-after": "1"}))
+    payload = {"model": "claude-haiku-4-5", "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}
+    headers = {"anthropic-version": "2023-06-01", "x-api-key": KEY}
+    first = threading.Thread(target=clients[0].post, args=(url, payload, headers))
+    first.start()
+    while not server.requests:  # the 429 is on its way back
+        time.sleep(0.01)
+    time.sleep(0.2)
+    clients[1].post(url, payload, headers)  # the other worker, 0.2 s after the 429
+    first.join()
+    services.close()
+    rate_limited, *later = server.requests
+    assert len(later) == 2
+    assert all(r.at - rate_limited.at >= 1.0 for r in later), [r.at - rate_limited.at for r in later]

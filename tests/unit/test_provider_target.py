@@ -193,3 +193,15 @@ def test_target_case__service_unreachable__error_record_not_an_exception(tmp_pat
         record = run_case(make_case("q1"), dataclasses.replace(make_deps(tmp_path), answerer=target))
     assert record.status == "error" and "connection failed" in (record.error or "")
     assert record.support_located
+
+
+def test_target_reply__used__names_the_answerers_passages_by_id() -> None:
+    reply = {"answer": "14 days", "passages": [{"id": "a", "text": "x"}, {"id": 7, "text": "y"}], "used": [7]}
+    assert to_target_answer(reply, None, raw="").used == ["7"]
+    assert to_target_answer({"answer": "14 days", "passages": ["x"]}, None, raw="").used is None
+
+
+def test_target_reply__used_names_a_passage_not_returned__error_naming_it() -> None:
+    reply = {"answer": "14 days", "passages": [{"id": "a", "text": "x"}], "used": ["a", "zz"]}
+    answer = to_target_answer(reply, None, raw="{}")
+    assert answer.error is not None and "used: names passages it did not return: zz" in answer.error

@@ -59,3 +59,26 @@ def test_release_workflow__dispatch_inputs__the_ones_the_action_reads() -> None:
     event = release_event("workflow_dispatch", {"inputs": {"tag": "v1", "reason": "r"}})
     assert (event.tag, event.reason) == ("v1", "r")
     assert "types: [published]" in text and "mode: release" in text and "contents: write" in text
+
+
+RELEASE = ROOT / ".github" / "workflows" / "release.yml"
+
+
+def test_cairn_release_workflow__passes_actionlint() -> None:
+    done = _lint(ROOT, str(RELEASE))
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_cairn_release_workflow__image_named_once_in_action_yml_and_built_as_the_smoke_test_builds_it() -> (
+    None
+):
+    text = RELEASE.read_text(encoding="utf-8")
+    action = (ROOT / "action.yml").read_text(encoding="utf-8")
+    image = re.search(r"^  image: 'docker://(.+):v\d+'$", action, re.M)
+    assert image, "action.yml must run a prebuilt image by reference"
+    assert image.group(1) not in text and "ghcr.io" not in text  # read from action.yml, not written twice
+    assert 'scripts/build-image "$IMAGE:$VERSION"' in text
+    assert "scripts/build-image cairn-action:smoke" in (ROOT / "scripts" / "docker-smoke").read_text()
+    for step in ("python -m build", "twine check --strict", "pypa/gh-action-pypi-publish", "id-token: write"):
+        assert step in text, step
+    assert 'git push --force origin "refs/tags/$MAJOR"' in text and 'docker push "$IMAGE:$MAJOR"' in text

@@ -161,3 +161,27 @@ def test_render__metric_names__no_zero_width_joiner_so_ctrl_f_finds_them() -> No
         body = _body(name)
         assert "recall@5 fell" in body or "| recall@5 " in body
         assert not re.search(f"[A-Za-z0-9]@{ZWJ}", body), name
+
+
+def test_render__change_smaller_than_the_shown_precision__delta_agrees_with_the_two_values() -> None:
+    base, candidate = report("baseline"), report("baseline")
+    base = base.model_copy(update={"answer": base.answer.model_copy(update={"faithfulness": 0.0374})})
+    candidate = candidate.model_copy(
+        update={"answer": candidate.answer.model_copy(update={"faithfulness": 0.0368})}
+    )
+    rows = [
+        r for t in _tables(render_comment(run_gate(base, candidate))) for r in t if r[0] == "faithfulness"
+    ]
+    assert rows
+    for row in rows:
+        assert row[1] == row[2] == "3.7%"  # the two values look the same...
+        assert row[3].endswith("-0.06 pp")  # ...so the change is shown finer, not as "-0.1 pp"
+
+
+def test_render__target_code_changed__the_comment_says_so_with_both_identities() -> None:
+    base = report("baseline").model_copy(update={"target_hash": "1111222233334444"})
+    candidate = report("baseline").model_copy(update={"target_hash": "aaaabbbbccccdddd"})
+    body = render_comment(run_gate(base, candidate))
+    assert "**Target code changed**: 1111222233334444 → aaaabbbbccccdddd" in body
+    unchanged = render_comment(run_gate(base, base.model_copy(update={"created_at": "2099-01-01T00:00:00Z"})))
+    assert "Target code changed" not in unchanged

@@ -11,7 +11,7 @@ from cairn_action.config import CalibrationConfig, Config, config_hash
 from cairn_action.errors import DataError
 from cairn_action.golden.load import load_golden
 from cairn_action.golden.split import GoldenSplit, split_golden
-from cairn_action.report.build import UNCALIBRATED, build_report
+from cairn_action.report.build import PROMOTION_ALL, PROMOTION_ALL_UNCALIBRATED, UNCALIBRATED, build_report
 from cairn_action.run.artifact import read_artifact
 from cairn_action.score.calibrate import calibrate
 from cairn_action.score.calibration_file import CalibrationFile
@@ -259,3 +259,13 @@ def test_report__hybrid_run_with_rewrite_and_rerank__notes_say_so_and_name_the_m
     other_file = header.model_copy(update={"embedding_model": "all-MiniLM-L6-v2 sha256:" + "cd" * 32})
     with pytest.raises(DataError, match="config hash"):  # another model file is another experiment
         build_report(header=other_file, config=hybrid, **args)  # type: ignore[arg-type]
+
+
+def test_report__split_all_without_calibration__promotion_note_claims_no_fitted_threshold() -> None:
+    note = _build("all").notes.promotion
+    assert note == PROMOTION_ALL_UNCALIBRATED
+    assert "the threshold was fitted" not in note  # nothing was fitted: no calibration file
+
+
+def test_report__split_all_with_calibration__promotion_note_says_the_threshold_was_fitted_on_some() -> None:
+    assert _build("all", calibration=_calibration(0.6)).notes.promotion == PROMOTION_ALL

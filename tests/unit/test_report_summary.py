@@ -36,3 +36,12 @@ def test_summary__row_counts_and_promotion_note() -> None:
     assert "| fixture " in text and "| config " in text
     assert "counted, not dropped: 1 error and 1 stale" in text
     assert "never a promotion decision" in text
+
+
+def test_summary__threshold_withheld_answers__the_line_says_how_many() -> None:
+    report = _build("all", calibration=_calibration(0.6))
+    withheld = report.notes.counts["abstained_by_threshold"]
+    assert withheld > 0
+    line = abstention_line(report)
+    assert f"; {withheld} answers withheld below the threshold 0.600" in line
+    assert "withheld" not in abstention_line(_build("all"))  # no threshold, nothing withheld

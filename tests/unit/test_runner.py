@@ -152,7 +152,8 @@ def test_run__summary__counts_statuses_and_cache(tmp_path: Path) -> None:
     # The cases ask the same question over the same chunks: one cache key, so one call, in sequence.
     outcome = _run(path, make_deps(tmp_path, cases=CASES), concurrency=1)
     assert outcome.summary() == [
-        "8 cases: 8 answered, 0 abstained, 0 failed, 0 stale",
+        "8 cases: 8 answered, 0 abstained, 0 failed, 0 stale"
+        " (as the system replied, before the abstention threshold)",
         "provider calls this run: 1 made, 7 served from the cache",
     ]
 

@@ -21,3 +21,13 @@ def test_build_trend__the_candidate_itself_in_the_history__not_drawn_twice() -> 
     baseline, candidate = report("baseline"), report("critical_lost")
     trend = build_trend([baseline, candidate], candidate)
     assert trend is not None and len(trend.points) == 2
+
+
+def test_build_trend__two_targets_under_one_config__never_share_a_line() -> None:
+    baseline, candidate = report("baseline"), report("critical_lost")
+    extractive = baseline.model_copy(update={"target_hash": "1111222233334444"})
+    llm_backed = candidate.model_copy(update={"target_hash": "aaaabbbbccccdddd"})
+    assert build_trend([extractive], llm_backed) is None  # no earlier run of this code: no line
+    again = llm_backed.model_copy(update={"created_at": "2099-01-01T00:00:00Z"})
+    trend = build_trend([extractive, llm_backed], again)
+    assert trend is not None and len(trend.points) == 2  # the same code's earlier run, then this one

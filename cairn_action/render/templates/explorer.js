@@ -299,10 +299,15 @@
     const rows = c.cited.map((x) => [x.chunk_id, x.doc || DASH, x.rank === null ? "not retrieved" : x.rank, quotes[x.chunk_id] || ""]);
     return add(box, smallTable(["chunk", "document", "rank", "quote"], rows));
   }
+  // A target says (or not) which of its passages its answerer used; the config's top_k is not that.
+  function contextNote(c) {
+    if (!isNum(c.context_size)) return "; the target did not say which passages its answerer used";
+    return `; the answerer used ${c.context_size} passage${c.context_size === 1 ? "" : "s"}`;
+  }
   function retrieved(c) {
     const box = el("div", "block");
     const rank = c.support_rank === null ? (c.support_located ? "never retrieved" : "not located") : c.support_rank;
-    const given = isNum(DATA.top_k) ? `; the top ${DATA.top_k} went to the answerer` : "";
+    const given = DATA.target ? contextNote(c) : isNum(DATA.top_k) ? `; the top ${DATA.top_k} went to the answerer` : "";
     add(box, el("h4", "", "Retrieved"), el("p", "muted", "support rank: " + rank + given));
     if (!c.retrieved) {
       return add(box, el("p", "muted", "The retrieved list with scores is in the run artifact: pass --run."));
@@ -318,7 +323,8 @@
     ]);
     const cls = (i) => {
       const [rank, , , , support] = c.retrieved[i];
-      return [support ? "support" : "", isNum(DATA.top_k) && rank > DATA.top_k ? "beyond" : ""].join(" ");
+      const beyond = DATA.target ? Array.isArray(c.context) && !c.context.includes(c.retrieved[i][1]) : isNum(DATA.top_k) && rank > DATA.top_k;
+      return [support ? "support" : "", beyond ? "beyond" : ""].join(" ");
     };
     return add(box, smallTable(["rank", "chunk", "document", "score", ""], rows, cls, "retrieved"));
   }
