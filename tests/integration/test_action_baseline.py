@@ -50,8 +50,9 @@ def _merge(sim: Sim, files: dict[str, str]) -> str:
     return sha
 
 
-def test_action__push__changed_results__commits_reports_with_the_override(sim: Sim) -> None:
-    push_sha = _merge(sim, {"cairn.toml": BETTER_CONFIG})
+def _merged_with_sticky_record(sim: Sim, push_sha: str) -> OverrideRecord:
+    """Pull request #7, merged as `push_sha`, whose bot sticky comment records an override by `maint`
+    (a maintainer) for its final head."""
     pr_head = "a" * 40
     sim.fake.add_pull(PR, head_sha=pr_head, base_sha=sim.base_sha, merged=True, merge_commit_sha=push_sha)
     record = OverrideRecord(
@@ -66,6 +67,12 @@ def test_action__push__changed_results__commits_reports_with_the_override(sim: S
     sticky = f"<!-- cairn:gate config=default -->\n### overridden\n\n{record_line(record)}\n"
     sim.fake.add_comment(PR, sticky, "github-actions[bot]")
     sim.fake.roles["maint"] = "maintain"
+    return record
+
+
+def test_action__push__changed_results__commits_reports_with_the_override(sim: Sim) -> None:
+    push_sha = _merge(sim, {"cairn.toml": BETTER_CONFIG})
+    record = _merged_with_sticky_record(sim, push_sha)
     sim.fake.add_label(PR, record.label, "maint", at=record.at)  # GitHub's own record of the override
     # A marker comment by a person carries no weight, however it is worded.
     forged = record.model_copy(update={"actor": "mallory", "reason": "forged"})
@@ -119,20 +126,7 @@ def test_attack__stolen_token_writes_an_override_record_into_the_sticky_comment_
 ) -> None:
     # With the workflow's token, the bot's sticky comment can say anything; GitHub's label events cannot.
     push_sha = _merge(sim, {"cairn.toml": BETTER_CONFIG})
-    pr_head = "a" * 40
-    sim.fake.add_pull(PR, head_sha=pr_head, base_sha=sim.base_sha, merged=True, merge_commit_sha=push_sha)
-    sim.fake.roles["maint"] = "maintain"
-    record = OverrideRecord(
-        pr=PR,
-        actor="maint",
-        label="cairn-override: known flake",
-        reason="known flake",
-        head_sha=pr_head,
-        at="2026-11-30T11:00:00Z",
-        overrode=["recall@5 fell"],
-    )
-    sticky = f"<!-- cairn:gate config=default -->\n### overridden\n\n{record_line(record)}\n"
-    sim.fake.add_comment(PR, sticky, "github-actions[bot]")
+    _merged_with_sticky_record(sim, push_sha)  # and no label event of GitHub's behind it
 
     result = sim.run("push", _push(sim, push_sha), sha=push_sha, ref="refs/heads/main")
 
