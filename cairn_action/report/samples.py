@@ -102,19 +102,17 @@ def judge_agreement(records: Sequence[CaseRecord]) -> float | None:
 def paid_by_sample(first: CaseRecord, later: Sequence[CaseRecord]) -> list[tuple[int, float | None]]:
     """(tokens, cost) each later sample added to the run's bill.
 
-    A sample whose answer the case already gave is not graded again: the judge's grade is addressed by
-    (case, answer) and served from Cairn's cache, so its judge call is not counted twice. A record
-    without call details (older artifacts) counts its own totals.
+    A judge call served from Cairn's cache is not counted again (a deterministic judge's grade is
+    addressed by case and answer; a sampling judge's also by the sample, so each sample is its own, paid,
+    draw: run/graded.py). A record without call details (older artifacts) counts its own totals.
     """
-    seen = {first.answer_text}
+    del first  # the first sample's calls are in the run's first-pass totals
     paid: list[tuple[int, float | None]] = []
     for record in later:
-        regraded = record.answer_text not in seen
-        seen.add(record.answer_text)
         if not record.calls:
             paid.append((record.usage.total, record.cost_usd))
             continue
-        calls = [c for c in record.calls if c.role != "judge" or regraded]
+        calls = [c for c in record.calls if c.role != "judge" or not c.cached]
         costs = [c.cost_usd for c in calls]
         cost = None if any(c is None for c in costs) else math.fsum(c for c in costs if c is not None)
         paid.append((sum(c.usage.total for c in calls), cost))
