@@ -143,6 +143,9 @@ def attack_runner(
             from cairn_action.attack.score import build_attack_report
 
             name = loaded.config.name
+            # The same grant rule as the evaluation's. Its endpoint rule needs the base's config: PR mode
+            # evaluates each config (gh/evaluate.py's check_routes) before it runs the probes.
+            check_key_names(loaded, list(grants.variables))
             artifact = scratch.artifact(name, "attack-run.jsonl")
             argv = ["attack", "--run-only", "--no-progress", "--artifact", str(artifact)]
             argv += ["--cache-dir", str(scratch.cache)]
