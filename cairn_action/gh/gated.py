@@ -65,15 +65,26 @@ def parse_config(data: bytes) -> Config | None:
         return None
 
 
-def base_config(
+@dataclass(frozen=True)
+class BaseFile:
+    """A config file as the base commit has it, read once: its name picks the baseline, its settings
+    decide the judge and where secrets may go."""
+
+    name: str | None
+    """None when the pull request adds the file."""
+    config: Config | None
+    """None when the pull request adds the file, or the base's copy is not a valid config."""
+
+
+def base_file(
     gateway: GitHubGateway, *, repo_path: str, base_sha: str, workspace: Path, embedded_default: bool
-) -> Config | None:
-    """The config file as the base commit has it: what decides the judge and where secrets may go. The
-    embedded default when the default cairn.toml is missing there; None when the pull request adds it."""
+) -> BaseFile:
+    """The config file at the base commit; for the default cairn.toml missing there, the embedded
+    default."""
     copy = read_base_copy(gateway, path=repo_path, ref=base_sha, workspace=workspace)
     if copy.data is not None:
-        return parse_config(copy.data)
-    return Config() if embedded_default else None
+        return BaseFile(name_in(copy.data, f"{repo_path} at {base_sha[:12]}"), parse_config(copy.data))
+    return BaseFile(DEFAULT_CONFIG_NAME, Config()) if embedded_default else BaseFile(None, None)
 
 
 def base_name(
@@ -86,10 +97,13 @@ def base_name(
 ) -> str | None:
     """The config's name at the base commit; for the default cairn.toml missing there, the embedded
     default's name; None for a file new in the pull request."""
-    copy = read_base_copy(gateway, path=repo_path, ref=base_sha, workspace=workspace)
-    if copy.data is not None:
-        return name_in(copy.data, f"{repo_path} at {base_sha[:12]}")
-    return DEFAULT_CONFIG_NAME if embedded_default else None
+    return base_file(
+        gateway,
+        repo_path=repo_path,
+        base_sha=base_sha,
+        workspace=workspace,
+        embedded_default=embedded_default,
+    ).name
 
 
 def renamed_message(gated: GatedName, base_ref: str) -> tuple[str, str]:

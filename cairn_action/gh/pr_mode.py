@@ -20,7 +20,7 @@ from cairn_action.gh.comments import upsert_sticky
 from cairn_action.gh.context import PullRequestEvent
 from cairn_action.gh.exam import exam_paths, touched, touched_block
 from cairn_action.gh.explorer import explorer_link, write_explorer
-from cairn_action.gh.gated import GatedName, base_config, base_name, config_file, renamed_message
+from cairn_action.gh.gated import GatedName, base_file, config_file, renamed_message
 from cairn_action.gh.gateway import StatusState
 from cairn_action.gh.golden_review import critical_review
 from cairn_action.gh.handoff import Handoff, write_handoff
@@ -194,24 +194,15 @@ def gate_config(
 ) -> ConfigResult:
     file = rt.repo_path(config_file(loaded, rt.workdir))
     embedded = loaded.source is None or rt.inputs.config_is_default
-    names = GatedName(
-        file=file,
-        head_name=loaded.config.name,
-        base_name=base_name(
-            rt.gateway,
-            repo_path=file,
-            base_sha=pull.base_sha,
-            workspace=rt.context.workspace,
-            embedded_default=embedded,
-        ),
-    )
-    base_cfg = base_config(
+    at_base = base_file(
         rt.gateway,
         repo_path=file,
         base_sha=pull.base_sha,
         workspace=rt.context.workspace,
         embedded_default=embedded,
     )
+    names = GatedName(file=file, head_name=loaded.config.name, base_name=at_base.name)
+    base_cfg = at_base.config
     trusted = Trusted(config=base_cfg, where=f"{file} at {pull.base_sha[:12]}")
     preface = touched_block(touched(changed, *exam_paths(loaded.config, file))) + judge_block(trusted, loaded)
     # Which tags are critical is the base branch's word (the trusted config), not the pull request's.
