@@ -402,6 +402,7 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
         shard=parse_shard(args.shard) if args.shard is not None else None,
         artifact=args.artifact,
         sampling="candidate" if args.baseline is not None else "baseline",
+        run_only=args.run_only,
     )
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
@@ -535,6 +536,39 @@ def _read_runs(paths: Sequence[Path]) -> LoadedRun:
     return combine_artifacts([read_artifact(Path(p)) for p in paths])
 
 
+def complete_sealed(loaded: LoadedConfig, run: LoadedRun) -> LoadedRun:
+    """A sealed set's run (it held only the questions) completed where the key is: answerability and
+    support from the key, every answer judged by this config's judge (run/sealed.py)."""
+    import os
+    import time
+    from dataclasses import replace
+
+    from cairn_action.golden.load import load_golden
+    from cairn_action.index.corpus import load_corpus
+    from cairn_action.providers.services import ProviderServices
+    from cairn_action.run.cache import ResultCache
+    from cairn_action.run.evaluation import create_judge
+    from cairn_action.run.sealed import judge_again, locate_sealed
+
+    golden = load_golden(loaded.golden_path, os.environ)
+    records = locate_sealed(
+        run.records, golden, load_corpus(loaded.corpus_dir), loaded.config.gate.critical_tags
+    )
+    warn = lambda message: print(f"warning: {message}", file=sys.stderr)  # noqa: E731
+    services = ProviderServices.from_config(loaded.config, env=os.environ, warn=warn)
+    try:
+        judge = create_judge(loaded, os.environ, services)
+        workers = 1 if getattr(judge, "deterministic", False) else loaded.config.run.max_concurrency
+        cache = ResultCache(loaded.cache_dir)
+        records = judge_again(
+            judge, records, golden.by_id(), cache=cache, clock=time.perf_counter, workers=workers
+        )
+    finally:
+        services.close()
+    header = run.header.model_copy(update={"judge": str(getattr(judge, "label", loaded.config.judge.name))})
+    return replace(run, header=header, records=tuple(records))
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
@@ -542,6 +576,8 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     check_reports_dir(cwd / args.reports)
     run = _read_runs(args.artifacts)
+    if run.header.sealed:
+        run = complete_sealed(loaded, run)
     _score_and_report(loaded, run, which=args.split, reports_dir=cwd / args.reports, cwd=cwd)
     return ExitCode.PASS
 

@@ -290,7 +290,9 @@ def cmd_golden_keygen(args: argparse.Namespace) -> int:
     from cairn_action.golden.sealed import KEY_ENV, new_identity
 
     identity, recipient = new_identity()
-    before = read_text(args.recipients, what="recipients", limit=LIMIT_CONFIG) if exists(args.recipients) else ""
+    before = (
+        read_text(args.recipients, what="recipients", limit=LIMIT_CONFIG) if exists(args.recipients) else ""
+    )
     if before and not before.endswith("\n"):
         before += "\n"
     write_text(args.recipients, before + f"{recipient}\n", what="the recipients file")

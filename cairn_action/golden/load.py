@@ -165,9 +165,7 @@ def _parse_sealed(files: SealedFiles, env: Mapping[str, str] | None) -> ParsedGo
     against it, and the pair's hash as the content hash."""
     identity = identity_from(env)
     if identity is None:
-        raise DataError(
-            f"{files.questions}: the golden set is sealed and {KEY_ENV} is not set", HINT_NO_KEY
-        )
+        raise DataError(f"{files.questions}: the golden set is sealed and {KEY_ENV} is not set", HINT_NO_KEY)
     questions, _, question_bytes = read_questions(files.questions)
     key_bytes, plain = open_key(files, identity)
     parsed = _parse_bytes(
@@ -206,9 +204,7 @@ def load_questions(path: Path) -> GoldenSet:
     )
 
 
-def _parse_bytes(
-    data: bytes, shown: str, jsonl: Path, version_file: Path, content_hash: str
-) -> ParsedGolden:
+def _parse_bytes(data: bytes, shown: str, jsonl: Path, version_file: Path, content_hash: str) -> ParsedGolden:
     text = decode_utf8(data, shown)
 
     problems: list[GoldenProblem] = []

@@ -94,7 +94,7 @@ def sealed_files(path: Path) -> SealedFiles | None:
         if exists(path / PLAIN_FILE) or not exists(path / KEY_FILE):
             return None
         return SealedFiles.beside(path)
-    if path.name == QUESTIONS_FILE or exists(path.parent / KEY_FILE) and path.name != PLAIN_FILE:
+    if path.name == QUESTIONS_FILE or (exists(path.parent / KEY_FILE) and path.name != PLAIN_FILE):
         return SealedFiles(path, path.parent / KEY_FILE, path.parent / RECIPIENTS_FILE)
     return None
 
@@ -196,7 +196,9 @@ def read_questions(path: Path) -> tuple[list[SealedQuestion], dict[str, int], by
     return found, lines, data
 
 
-def check_questions_match(path: Path, questions: list[SealedQuestion], expected: list[tuple[str, str]]) -> None:
+def check_questions_match(
+    path: Path, questions: list[SealedQuestion], expected: list[tuple[str, str]]
+) -> None:
     """Refuse a questions file that is not the one the key implies (edited apart from the key)."""
     given = [(q.id, q.question) for q in questions]
     if given == expected:
@@ -228,16 +230,16 @@ class Sealed:
     """The old key file opened to the same content and was kept (the content hash did not move)."""
 
 
-def seal(
-    plain: Path, out: Path, recipients: list[object], *, env: Mapping[str, str] | None = None
-) -> Sealed:
+def seal(plain: Path, out: Path, recipients: list[object], *, env: Mapping[str, str] | None = None) -> Sealed:
     """Seal the plain golden set `plain` into the folder `out`: questions.jsonl and golden.key.age, written
     together, and golden.version copied beside them when `plain` has one."""
     from cairn_action.files import make_dirs, write_bytes
     from cairn_action.golden.load import golden_files, load_golden
 
     if sealed_files(plain) is not None:
-        raise DataError(f"{plain}: already sealed", "`cairn golden unseal` opens it; seal the plain golden.jsonl")
+        raise DataError(
+            f"{plain}: already sealed", "`cairn golden unseal` opens it; seal the plain golden.jsonl"
+        )
     golden = load_golden(plain)  # only a valid set is sealed: nobody can read the key to fix it later
     jsonl, version_file = golden_files(plain)
     plain_bytes = read_bytes(jsonl, what="golden set", limit=LIMIT_GOLDEN)
