@@ -252,7 +252,8 @@ def cmd_golden_agree(args: argparse.Namespace) -> int:
 
 def cmd_golden_seal(args: argparse.Namespace) -> int:
     from cairn_action.files import exists, read_text, write_text
-    from cairn_action.golden.sealed import RECIPIENTS_FILE, read_recipients, seal
+    from cairn_action.golden.sealed import RECIPIENTS_FILE, read_recipients
+    from cairn_action.golden.sealer import seal
 
     source = args.golden if args.golden.is_dir() else args.golden.parent
     out = args.out if args.out is not None else source
@@ -279,7 +280,7 @@ def cmd_golden_seal(args: argparse.Namespace) -> int:
 
 
 def cmd_golden_unseal(args: argparse.Namespace) -> int:
-    from cairn_action.golden.sealed import unseal
+    from cairn_action.golden.sealer import unseal
 
     print(f"wrote {unseal(args.sealed, args.out)}")
     return ExitCode.PASS
@@ -287,7 +288,8 @@ def cmd_golden_unseal(args: argparse.Namespace) -> int:
 
 def cmd_golden_keygen(args: argparse.Namespace) -> int:
     from cairn_action.files import LIMIT_CONFIG, exists, read_text, write_text
-    from cairn_action.golden.sealed import KEY_ENV, new_identity
+    from cairn_action.golden.sealed import KEY_ENV
+    from cairn_action.golden.sealer import new_identity
 
     identity, recipient = new_identity()
     before = (
