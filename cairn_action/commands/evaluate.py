@@ -216,6 +216,39 @@ def _as_run(outcome: RunOutcome, cwd: Path) -> LoadedRun:
     )
 
 
+def _confirm_blind(
+    loaded: LoadedConfig,
+    options: RunOptions,
+    outcome: RunOutcome,
+    baseline: Report,
+    *,
+    cwd: Path,
+    no_progress: bool,
+    judged_by_caller: str | None,
+) -> RunOutcome:
+    """A sealed set's run cannot tell which verdicts changed (it holds no answers), so every case gets the
+    baseline policy's confirmation samples: the scoring side then finds the re-asks it needs already made.
+    It costs (1 + confirm_samples) asks a case instead of re-asking the changed ones only."""
+    from dataclasses import replace
+
+    from cairn_action.gate import policy_of
+
+    extra = policy_of(baseline, source="the baseline").confirm_samples
+    plan = {record.case_id: 1 + extra for record in outcome.records}
+    confirmed = _evaluate(
+        loaded,
+        replace(options, artifact=outcome.path, confirm=plan),
+        cwd=cwd,
+        no_progress=no_progress,
+        judged_by_caller=judged_by_caller,
+    )
+    print(
+        f"confirmation (sealed golden set: the run cannot see which verdicts changed): every case asked "
+        f"{1 + extra} times, {confirmed.calls_made()[0]} provider call(s)"
+    )
+    return confirmed
+
+
 def _confirm(
     loaded: LoadedConfig,
     options: RunOptions,
@@ -238,13 +271,24 @@ def _confirm(
     from cairn_action.report.io import read_report
     from cairn_action.report.pipeline import score_run
 
-    baseline = read_report(baseline_path)
+    # A sealed set's run holds no key: it reads the baseline's policy, never its (sealed) cases.
+    baseline = read_report(baseline_path, cases=not outcome.header.sealed)
     if options.shard is not None:
         print("note: --baseline with --shard: confirmation needs every case; score the merged shards")
         return outcome
     if outcome.header.deterministic and not outcome.failed:
         print(f"confirmation against {baseline_path.name}: none needed, the system is deterministic")
         return outcome  # asking a deterministic system again can only repeat its answers
+    if outcome.header.sealed:
+        return _confirm_blind(
+            loaded,
+            options,
+            outcome,
+            baseline,
+            cwd=cwd,
+            no_progress=no_progress,
+            judged_by_caller=judged_by_caller,
+        )
     provisional = score_run(
         loaded,
         _as_run(outcome, cwd),
@@ -318,7 +362,7 @@ def _control(
     from cairn_action.gate.confirm import confirmation_plan
     from cairn_action.golden.load import load_golden
     from cairn_action.report.control import control_report
-    from cairn_action.report.io import dumps, read_report, write_text_atomic
+    from cairn_action.report.io import read_report, report_text, write_text_atomic
     from cairn_action.report.pipeline import score_run
     from cairn_action.run.evaluation import RunOptions
 
@@ -350,7 +394,7 @@ def _control(
     report = control_report(baseline, ran.records, golden, created_at=utc_now())
     path = cwd / REPORTS_DIR / "control" / f"{loaded.config.name}-{outcome.path.stem}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, dumps(report), what="the control report")
+    write_text_atomic(path, report_text(report), what="the control report")
     note = report.notes.control
     print(
         f"control: re-asked the base system on {len(cases)} changed case(s) ({note.samples if note else 0} "
@@ -612,7 +656,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     reports_dir = cwd / args.reports
     out = cwd / args.out if args.out else reports_dir / "leaderboard.md"
     check_output_file(out, what="the leaderboard")
-    found = read_latest_reports(reports_dir)
+    found = read_latest_reports(reports_dir, cases=False)
     if not found:
         raise CairnError(
             f"{shown(reports_dir / LATEST_DIR, cwd)}: no reports to rank",

@@ -251,7 +251,7 @@ def cmd_golden_agree(args: argparse.Namespace) -> int:
 
 
 def cmd_golden_seal(args: argparse.Namespace) -> int:
-    from cairn_action.files import exists, read_text, write_text
+    from cairn_action.files import exists, write_text
     from cairn_action.golden.sealed import RECIPIENTS_FILE, read_recipients
     from cairn_action.golden.sealer import seal
 
@@ -268,8 +268,6 @@ def cmd_golden_seal(args: argparse.Namespace) -> int:
             )
         write_text(recipients_file, "".join(f"{r}\n" for r in args.recipient), what="the recipients file")
     done = seal(args.golden, out, read_recipients(recipients_file))
-    if not exists(out / RECIPIENTS_FILE):  # the sealed set carries who can open it
-        write_text(out / RECIPIENTS_FILE, read_text(recipients_file, what="recipients", limit=65536))
     kept = " (the key file was kept: same content)" if done.key_kept else ""
     print(f"sealed {done.cases} case(s): {done.files.questions} and {done.files.key}{kept}")
     print(

@@ -40,6 +40,7 @@ from cairn_action.golden.sealed import (
     open_key,
     pair_hash,
     read_questions,
+    read_recipients,
     sealed_files,
 )
 
@@ -177,7 +178,9 @@ def _parse_sealed(files: SealedFiles, env: Mapping[str, str] | None) -> ParsedGo
     )
     if not parsed.problems:
         check_questions_match(files.questions, questions, [(c.id, c.question) for c in parsed.golden.cases])
-    return ParsedGolden(golden=replace(parsed.golden, sealed=True), problems=parsed.problems)
+    recipients = tuple(str(r) for r in read_recipients(files.recipients))
+    golden = replace(parsed.golden, sealed=True, recipients=recipients)
+    return ParsedGolden(golden=golden, problems=parsed.problems)
 
 
 def load_questions(path: Path) -> GoldenSet:

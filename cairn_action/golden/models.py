@@ -113,6 +113,8 @@ class GoldenSet:
     """Drafts and deprecated cases: in the file, in no run and no score (`cases` holds the others)."""
     sealed: bool = False
     """Read from a sealed pair (golden/sealed.py): `path` is its questions file."""
+    recipients: tuple[str, ...] = ()
+    """A sealed set's age public keys (golden.recipients): its reports' cases are sealed to them."""
     answers_held: bool = True
     """False for a sealed set read without its key: the cases hold ids and questions only, enough to run
     the system and never to score it."""

@@ -55,6 +55,9 @@ def seal(plain: Path, out: Path, recipients: list[object], *, env: Mapping[str, 
             key_kept = False
     if not key_kept:
         write_bytes(files.key, encrypt(plain_bytes, recipients), what="the sealed answer key")
+    if not exists(files.recipients):  # the sealed set carries who can open it
+        lines = "".join(f"{r}\n" for r in recipients)
+        write_bytes(files.recipients, lines.encode(), what="the recipients file")
     questions = questions_of([(c.id, c.question) for c in golden.cases])
     write_bytes(files.questions, questions, what="the questions file")
     if exists(version_file) and version_file.resolve() != (out / version_file.name).resolve():

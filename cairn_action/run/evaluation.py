@@ -12,7 +12,7 @@ import platform
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, TextIO
@@ -132,13 +132,6 @@ def _golden_for_run(loaded: LoadedConfig, options: RunOptions, env: Mapping[str,
             f"{plain}: the answer key in plain text beside the sealed set; the system under test can read it",
             "keep golden.jsonl out of the checkout (the repository carries golden.key.age)",
         )
-    if options.split != "all":
-        raise ConfigError(
-            f"--split {options.split}: the split of a sealed set needs its key (it is stratified by "
-            "answerability)",
-            "a run without the key runs every case (--split all, the default with --run-only); "
-            "`cairn score --split eval` picks the split where the key is",
-        )
     return load_questions(loaded.golden_path)
 
 
@@ -256,6 +249,13 @@ def run_evaluation(
     check_dense_available(config.retrieval, model_path)  # before any provider is called
     # Before the sample corpus is written: bad input writes nothing.
     golden = _golden_for_run(loaded, options, env)
+    if not golden.answers_held and options.split != "all":
+        # The split is stratified by answerability, which is in the key: the scoring side picks it.
+        log.write(
+            f"note: {golden.path} is sealed and its split needs the key: running every case "
+            f"(the scoring side scores the {options.split} split)\n"
+        )
+        options = replace(options, split="all")
     corpus_dir = loaded.corpus_dir
     # The generated sample is data/sample under the project (variant configs in configs/ name it
     # ../data/sample); it is written on first use and kept equal to the generator's output, for the

@@ -16,6 +16,7 @@ import pytest
 
 from cairn_action.golden.sealed import KEY_ENV
 from cairn_action.golden.sealer import new_identity
+from cairn_action.report.io import read_report
 
 REPO = Path(__file__).resolve().parents[2]
 PLAIN: list[Path] = []
@@ -145,7 +146,10 @@ def test_sealed__run_without_the_key_then_score_with_it__the_plain_evaluation_ca
     plain = _cairn(root, "eval", "--config", "plain.toml", "--no-progress")
     assert plain.returncode == 0, plain.stderr
 
-    sealed_report = json.loads((root / "sealed-reports" / "latest" / "sealed.json").read_text())
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv(KEY_ENV, identity)
+        opened = read_report(root / "sealed-reports" / "latest" / "sealed.json")
+    sealed_report = opened.model_dump(mode="json")
     plain_report = json.loads((root / "reports" / "latest" / "plain.json").read_text())
     for part in ("retrieval", "answer", "abstention"):
         assert sealed_report[part] == plain_report[part]
@@ -180,15 +184,37 @@ def test_sealed__run_only_with_the_key_in_its_environment__refused_before_anythi
     assert not (root / "keyed.jsonl").exists()
 
 
-def test_sealed__run_only_of_the_eval_split__refused_the_split_needs_the_key(
+def test_sealed__run_only_of_the_eval_split__every_case_run_the_scorer_picks_the_split(
     project: tuple[Path, str],
 ) -> None:
-    root, _ = project
+    root, identity = project
     _config(root, "split")
     done = _cairn(
         root, "eval", "--config", "split.toml", "--run-only", "--split", "eval", "--artifact", "s.jsonl"
     )
-    assert done.returncode == 2 and "--split eval: the split of a sealed set needs its key" in done.stderr
+    assert done.returncode == 0, done.stderr
+    assert "is sealed and its split needs the key: running every case" in done.stderr
+    header = json.loads((root / "s.jsonl").read_text().splitlines()[0])
+    assert header["split"] == "all" and header["n_cases"] == 120
+    scored = _cairn(
+        root,
+        "score",
+        "--config",
+        "split.toml",
+        "s.jsonl",
+        "--reports",
+        "split-reports",
+        env={KEY_ENV: identity},
+    )
+    assert scored.returncode == 0, scored.stderr
+    report = json.loads((root / "split-reports" / "latest" / "split.json").read_text())
+    assert report["split"] == "eval" and report["n_cases"] == 72
+    # The committed baseline of a sealed set holds its cases encrypted: none of the key in the clear.
+    text = (root / "split-reports" / "latest" / "split.json").read_text()
+    assert report["per_case"] == [] and report["per_case_sealed"].startswith(
+        "-----BEGIN AGE ENCRYPTED FILE-----"
+    )
+    assert "expected_answer" not in text and "12 hours" not in text
 
 
 def test_sealed__plain_golden_set_left_beside_the_sealed_one__run_refused(
