@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cairn_action.gate.models import Comparison, GateResult, Statistics
+from cairn_action.gate.sealed import sealed_result
 from cairn_action.render import tables
 from cairn_action.render.config_diff import config_diff
 from cairn_action.render.escape import escape_text, safe_token
@@ -152,33 +153,6 @@ def _reasons(result: GateResult, budget: Budget) -> tuple[str, ...]:
     return tuple(lines)
 
 
-SEALED_NOTE = (
-    "The golden set is sealed: this comment shows each case's question, the answers and the verdicts; "
-    "expected answers, quotes, answerability and tags stay in the key."
-)
-SEALED = "(sealed)"
-
-
-def _sealed(result: GateResult) -> GateResult:
-    """What a public comment may show of a sealed set's cases (issue 28): the question, both answers and
-    verdicts, and the critical mark the verdict rests on; never what is in the key."""
-    comparison = result.comparison
-    changes = [
-        c.model_copy(update={"expected_answer": SEALED, "answerable": True, "tags": []})
-        for c in comparison.changes
-    ]
-    added = [c.model_copy(update={"tags": []}) for c in comparison.added]
-    removed = [c.model_copy(update={"tags": []}) for c in comparison.removed]
-    update = {
-        "changes": changes,
-        "added": added,
-        "removed": removed,
-        "tags": [],
-        "notes": [*comparison.notes, SEALED_NOTE],
-    }
-    return result.model_copy(update={"comparison": comparison.model_copy(update=update)})
-
-
 def build_view(
     result: GateResult,
     *,
@@ -189,7 +163,7 @@ def build_view(
     """Everything the comment says, formatted; `budget` caps how much of each list it shows."""
     budget = budget or Budget()
     if result.comparison.candidate.sealed or result.comparison.baseline.sealed:
-        result = _sealed(result)
+        result = sealed_result(result)
     comparison, decision = result.comparison, result.decision
     verdict = f"{_VERDICT[decision.status]} for {_subject(comparison)}"
     ident = comparison.candidate

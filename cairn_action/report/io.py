@@ -70,25 +70,27 @@ def report_paths(reports_dir: Path, report: Report) -> tuple[Path, Path]:
     )
 
 
-def _sealed_text(report: Report) -> str:
-    """The report as written for a sealed golden set: its per-case rows encrypted to the set's recipients
-    (a committed baseline sits in the checkout the system under test can read: its rows would hand over
-    the expected answers, which cases are unanswerable, and every right answer of the base system)."""
+def sealed_copy(report: Report) -> Report:
+    """A sealed golden set's report with its per-case rows encrypted to the set's recipients (a committed
+    baseline sits in the checkout the system under test can read: its rows would hand over the expected
+    answers, which cases are unanswerable, and every right answer of the base system). Any other report
+    is returned as it is."""
+    if not report.notes.sealed_to or not report.per_case:
+        return report
     from pyrage import x25519
 
     from cairn_action.golden.sealed import encrypt
 
-    data = report.model_dump(mode="json")
-    rows = json.dumps(data.pop("per_case"), ensure_ascii=False, allow_nan=False).encode()
+    rows = [row.model_dump(mode="json") for row in report.per_case]
+    plain = json.dumps(rows, ensure_ascii=False, allow_nan=False).encode()
     recipients = [x25519.Recipient.from_str(r) for r in report.notes.sealed_to]
-    data["per_case"] = []
-    data["per_case_sealed"] = encrypt(rows, recipients).decode("ascii")
-    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    sealed = encrypt(plain, recipients).decode("ascii")
+    return report.model_copy(update={"per_case": [], "per_case_sealed": sealed})
 
 
 def report_text(report: Report) -> str:
     """A report's file content: sealed rows for a sealed golden set, else the JSON as it is."""
-    return _sealed_text(report) if report.notes.sealed_to and report.per_case else dumps(report)
+    return dumps(sealed_copy(report))
 
 
 def write_report(report: Report, reports_dir: Path) -> tuple[Path, Path]:
