@@ -634,6 +634,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     check_output_file(loaded.calibration_path, what="the calibration file")  # before the paid run
     if args.runs:
         run = _read_runs(args.runs)
+        if run.header.sealed:  # calibration reads the key here, never in the run
+            run = complete_sealed(loaded, run)
     else:
         from cairn_action.run.evaluation import RunOptions
 
