@@ -1,5 +1,6 @@
 """Helpers of `scripts/docker-smoke`'s sealed-set run.
 
+`reword SOURCE OUT`: a golden set of one's own, the shipped one with each question reworded.
 `pull EVENT STATE NUMBER BASE HEAD BASELINE`: write the pull request's event and the fake GitHub's state
 (the base commit's committed baseline). `check STDOUT API_URL`: the oracle target found no answer and no
 key, and the posted comment shows `(sealed)` where expected answers would be."""
@@ -44,5 +45,15 @@ def check(stdout: str, api: str) -> None:
     print("sealed:", found[0], "| comment:", body.split("\n", 2)[1])
 
 
+def reword(source: str, out: str) -> None:
+    lines = []
+    for line in Path(source).read_text().splitlines():
+        if line.strip():
+            case = json.loads(line)
+            case["question"] = case["question"] + " Answer briefly."
+            lines.append(json.dumps(case, ensure_ascii=False))
+    Path(out).write_text("\n".join(lines) + "\n")
+
+
 if __name__ == "__main__":
-    {"pull": pull, "check": check}[sys.argv[1]](*sys.argv[2:])
+    {"pull": pull, "check": check, "reword": reword}[sys.argv[1]](*sys.argv[2:])
