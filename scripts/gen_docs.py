@@ -24,10 +24,10 @@ import typing
 from collections.abc import Callable
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
+from ruamel.yaml import YAML
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -231,7 +231,7 @@ def action_page() -> str:
     out = [_banner("action.yml and evaluate/action.yml"), "# Inputs and outputs", ""]
     actions = (("action.yml", "`owner/cairn@v1`"), ("evaluate/action.yml", "`owner/cairn/evaluate@v1`"))
     for path, heading in actions:
-        spec = yaml.safe_load((ROOT / path).read_text(encoding="utf-8"))
+        spec = YAML(typ="safe").load((ROOT / path).read_text(encoding="utf-8"))
         out += [f"## {heading}", "", _one_line(spec.get("description")), ""]
         out += ["### Inputs", "", "| input | default | what it does |", "|---|---|---|"]
         for name, item in spec.get("inputs", {}).items():
