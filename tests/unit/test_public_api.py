@@ -12,7 +12,6 @@ from repo_files import committed_copy
 import cairn_action
 from cairn_action.providers.target import TargetResponse
 
-
 PUBLIC = {
     "GateResult",
     "Report",
