@@ -167,9 +167,11 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _model_tables(
-    model: type[BaseModel], title: Callable[[str, type[BaseModel]], str], path: str, seen: set[type]
-) -> list[str]:
+Title = Callable[[str, type[BaseModel]], str]
+"""A table's heading from the field path that holds the model ("" at the top) and the model."""
+
+
+def _model_tables(model: type[BaseModel], title: Title, path: str, seen: set[type]) -> list[str]:
     """One table per model, then the tables of the models its fields hold, depth first, each once."""
     if model in seen:
         return []
@@ -195,29 +197,30 @@ def _model_tables(
     return out
 
 
+def _models_page(source: str, heading: str, intro: list[str], model: type[BaseModel], title: Title) -> str:
+    out = [_banner(source), f"# {heading}", "", *intro, ""]
+    out += _model_tables(model, title, "", set())
+    return "\n".join(out).rstrip() + "\n"
+
+
 def config_page() -> str:
-    out = [_banner("cairn_action/config.py"), "# Config fields", ""]
-    out += [
+    intro = [
         "Every key a config file may hold, section by section, with its type, default and allowed range.",
         "Unknown keys are an error naming the file and the line, and types are strict (no coercion). How",
         "the sections fit together, with an example: [configuration](configuration.md).",
-        "",
     ]
-    out += _model_tables(Config, lambda path, _m: f"`[{path}]`" if path else "Top level", "", set())
-    return "\n".join(out).rstrip() + "\n"
+    title: Title = lambda path, _m: f"`[{path}]`" if path else "Top level"  # noqa: E731
+    return _models_page("cairn_action/config.py", "Config fields", intro, Config, title)
 
 
 def report_page() -> str:
-    out = [_banner("cairn_action/report/models.py"), "# Report fields", ""]
-    out += [
+    intro = [
         "Every field of a report (`reports/latest/<config>.json`), nested objects after the fields that",
         "hold them. What the metrics mean, and how to read them: [the report](report.md). The JSON schema",
         "is `schemas/report.schema.json`.",
-        "",
     ]
-    title = lambda path, m: f"`{path}` ({m.__name__})" if path else "Top level"  # noqa: E731
-    out += _model_tables(Report, title, "", set())
-    return "\n".join(out).rstrip() + "\n"
+    title: Title = lambda path, m: f"`{path}` ({m.__name__})" if path else "Top level"  # noqa: E731
+    return _models_page("cairn_action/report/models.py", "Report fields", intro, Report, title)
 
 
 # --- the Action ---------------------------------------------------------------------------------------

@@ -90,14 +90,19 @@ def _environment_violations(sources: dict[str, str]) -> list[str]:
     ]
 
 
+def _assert_none(violations: list[str], what: str) -> None:
+    """All of them in one failure, so a refactor sees every place to fix at once."""
+    assert not violations, f"{len(violations)} {what}:\n" + "\n".join(violations)
+
+
 def test_architecture__modules__import_only_earlier_layers() -> None:
     violations = _layer_violations(_sources())
-    assert not violations, f"{len(violations)} imports of a later stage:\n" + "\n".join(violations)
+    _assert_none(violations, "imports of a later stage")
 
 
 def test_architecture__environment__read_only_by_entry_points() -> None:
     violations = _environment_violations(_sources())
-    assert not violations, f"{len(violations)} modules read the environment:\n" + "\n".join(violations)
+    _assert_none(violations, "modules read the environment")
 
 
 def test_architecture__checks__report_every_violation_not_the_first() -> None:
@@ -215,7 +220,7 @@ def _pure_stage_violations(sources: dict[str, str]) -> list[str]:
 
 def test_architecture__pure_stages__no_run_io_and_no_providers() -> None:
     violations = _pure_stage_violations(_sources())
-    assert not violations, f"{len(violations)} violations:\n" + "\n".join(violations)
+    _assert_none(violations, "pure-stage violations")
 
 
 def test_architecture__pure_stage_check__reports_every_violation() -> None:
