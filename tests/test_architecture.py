@@ -36,6 +36,9 @@ LAYERS = [
     {"cli", "commands", "action", "release", "demo", "__main__", "scaffold", "__init__"},
 ]
 ENV_READERS = {"cli", "commands", "action", "config", "gh", "__main__"}
+# The sealed golden set's key is read where it is used, from its one variable, so that no object, log or
+# dataclass repr on the way ever holds it (golden/sealed.py).
+ENV_READER_MODULES = {"golden.sealed"}
 
 
 def _layer_of(dotted: str) -> int:
@@ -86,7 +89,9 @@ def _environment_violations(sources: dict[str, str]) -> list[str]:
     return [
         f"{dotted} reads the environment"
         for dotted, source in sorted(sources.items())
-        if dotted.split(".")[0] not in ENV_READERS and ("os.environ" in source or "os.getenv" in source)
+        if dotted.split(".")[0] not in ENV_READERS
+        and dotted not in ENV_READER_MODULES
+        and ("os.environ" in source or "os.getenv" in source)
     ]
 
 
