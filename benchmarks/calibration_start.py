@@ -1,6 +1,7 @@
 """What the label-free start rule of the fixed-sequence calibration buys, and that it keeps the guarantee.
 
-The scenarios of metrics.md §3.6: confidence c ~ Uniform(0, 1), P(wrong | c) = r(c):
+The scenarios of docs/concepts/abstention.md#fixed-sequence: confidence c ~ Uniform(0, 1), P(wrong | c) =
+r(c):
 S1 r = 0.5 (1 - c)^1.5; S2 r = 0.8 (1 - c)^1.5; S3 as S1 but r = 0.3 for c >= 0.95 (non-monotone).
 For each cell, `--draws` calibration sets of n_cal cases are drawn (numpy PCG64, fixed seed) and fitted by
 `cairn_action.score.calibration.fit_threshold` with each start rule; the answer rate is the population

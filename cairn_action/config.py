@@ -171,7 +171,8 @@ class CalibrationConfig(_Section):
     """Target error rate among answered cases.
 
     0.2 by default because a golden set of ~100 cases leaves ~40 to calibrate on, and certifying 0.1 at
-    delta 0.1 needs at least 22 confident calibration answers with no error at all (metrics.md §3.5);
+    delta 0.1 needs at least 22 confident calibration answers with no error at all
+    (docs/concepts/abstention.md#fixed-sequence);
     set it lower when the golden set is larger. Choose it before calibrating, never after.
     """
     delta: float = Field(default=0.1, gt=0.0, lt=1.0)

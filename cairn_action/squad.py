@@ -1,6 +1,7 @@
 """SQuAD v1.1 exact match and token F1, reproducing the official evaluation script bit for bit.
 
-The official `evaluate-v1.1.py` is the source of truth (metrics.md §1). Its quirks are kept on purpose:
+The official `evaluate-v1.1.py` is the source of truth (docs/concepts/statistics.md#squad). Its quirks are
+kept on purpose:
 ASCII punctuation is deleted rather than replaced (`"3.5"` → `"35"`), non-ASCII punctuation survives,
 articles are removed after punctuation (`"a.m."` → `"am"`), and two strings that both normalise to ""
 have EM 1 but F1 0. A friendlier normaliser would need a different metric name.

@@ -8,7 +8,9 @@ more than one line and every table cell that wraps, with its line count (a `<br>
 not a wrap). Debian's fonts are wider than GitHub's system fonts, so a line that fits here fits there.
 Exit 1 when a title wraps, a cell of a table with a Δ column (the metric tables) wraps at all, or any
 other cell takes more than `--max-lines` lines (default: no limit; prose cells wrap as prose does).
-`--screenshot DIR` writes one PNG per file.
+`--screenshot DIR` writes one PNG per file, `--height` pixels tall (the README's picture of the comment,
+docs/images/comment.png, is `--screenshot` of tests/data/expected/regression_critical.md at
+`--width 760 --height 985`; Debian's fonts-noto-color-emoji draws the emoji).
 
     .venv/bin/python scripts/comment_width.py tests/data/expected/*.md
 """
@@ -75,21 +77,23 @@ def page(markdown: str, width: int) -> str:
     )
 
 
-def measure(chromium: str, path: Path, width: int, screenshot: Path | None) -> list[dict[str, object]]:
+def measure(
+    chromium: str, path: Path, width: int, screenshot: Path | None, height: int = 3000
+) -> list[dict[str, object]]:
     with tempfile.TemporaryDirectory() as scratch:
         target = Path(scratch) / "comment.html"
         target.write_text(page(path.read_text(encoding="utf-8"), width), encoding="utf-8")
-        size = f"--window-size={width},3000"
         dom = subprocess.run(
-            [chromium, *FLAGS, size, "--dump-dom", target.as_uri()],
+            [chromium, *FLAGS, f"--window-size={width},3000", "--dump-dom", target.as_uri()],
             capture_output=True,
             text=True,
             check=True,
         ).stdout
         if screenshot is not None:
             shot = screenshot / f"{path.stem}.png"
+            window = f"--window-size={width},{height}"
             subprocess.run(
-                [chromium, *FLAGS, size, f"--screenshot={shot}", target.as_uri()],
+                [chromium, *FLAGS, window, f"--screenshot={shot}", target.as_uri()],
                 capture_output=True,
                 check=True,
             )
@@ -106,12 +110,13 @@ def main() -> int:
     parser.add_argument("--max-lines", type=int, default=1000, help="most lines any other cell may take")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--screenshot", type=Path, help="a folder for one PNG per file")
+    parser.add_argument("--height", type=int, default=3000, help="the screenshots' height in pixels")
     args = parser.parse_args()
     if args.screenshot:
         args.screenshot.mkdir(parents=True, exist_ok=True)
     failed = False
     for path in args.files:
-        wraps = measure(args.chromium, path, args.width, args.screenshot)
+        wraps = measure(args.chromium, path, args.width, args.screenshot, args.height)
         bad = [w for w in wraps if w["tag"] == "h3" or w["metric"] or int(w["lines"]) > args.max_lines]  # type: ignore[call-overload]
         failed |= bool(bad)
         print(f"{path}: {len(wraps)} wrapped ({len(bad)} over the limit)")

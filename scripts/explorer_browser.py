@@ -234,7 +234,7 @@ def check_page(page: Page, html: Path, report_path: Path, log: Callable[[str], N
 
 
 def screenshot(page: Page, html: Path, out: Path) -> None:
-    """The page with a sorted, filtered table and one case open: what the README shows."""
+    """The page with a sorted, filtered table and one case open: what docs/concepts/explorer.md shows."""
     page.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1, mobile=False)
     page.goto(html.resolve().as_uri() + "#sort=confidence&dir=desc")
     first = page.rows()[0]

@@ -3,7 +3,9 @@
 Order: errors, config, golden (with `sample`, the sample-corpus generator, beside it), index, retrieval,
 providers, run, score, report, gate, render, attack (the adversarial probes: they run, score and render), gh,
 then the entry points (cli and its commands/, action). `squad` (the SQuAD text metrics) is shared by the judge
-and the scores.
+and the scores; `contract` (the target contract's types) by everyone. The package root re-exports the public
+API from every layer (lazily: cairn_action/__init__.py), so it sits with the entry points.
+Each check collects every violation in the package and reports them all at once.
 Only the entry points, config and gh/ read the environment.
 """
 
@@ -12,15 +14,13 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parents[1] / "cairn_action"
 # Three modules sit lower than their packages: `index.corpus` (reading and hashing documents), because the
 # golden set resolves its quotes against a corpus while the chunk store uses the resolved spans, with
 # `index.readers` (turning a document file into its rendered text) under it; and `run.models` (the run
 # artifact's records), the vocabulary providers answer in.
 LAYERS = [
-    {"errors", "files", "squad", "__init__", "index.readers"},
+    {"errors", "files", "squad", "contract", "index.readers"},
     {"config", "index.corpus", "run.models"},
     {"golden", "sample"},
     {"index"},
@@ -33,7 +33,7 @@ LAYERS = [
     {"render"},
     {"attack"},
     {"gh"},
-    {"cli", "commands", "action", "release", "demo", "__main__", "scaffold"},
+    {"cli", "commands", "action", "release", "demo", "__main__", "scaffold", "__init__"},
 ]
 ENV_READERS = {"cli", "commands", "action", "config", "gh", "__main__"}
 # The sealed golden set's key is read where it is used, from its one variable, so that no object, log or
@@ -69,23 +69,62 @@ def _imports(tree: ast.AST) -> list[str]:
     return names
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_architecture__module__imports_only_earlier_layers(path: Path) -> None:
-    own = _layer_of(_dotted(path))
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for name in _imports(tree):
-        if not name.startswith("cairn_action."):
-            continue
-        target = name.removeprefix("cairn_action.")
-        assert _layer_of(target) <= own, f"{_dotted(path)} imports {name}, a later stage"
+def _sources() -> dict[str, str]:
+    return {_dotted(path): path.read_text(encoding="utf-8") for path in _modules()}
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_architecture__environment__read_only_by_entry_points(path: Path) -> None:
-    if _dotted(path).split(".")[0] in ENV_READERS or _dotted(path) in ENV_READER_MODULES:
-        return
-    source = path.read_text(encoding="utf-8")
-    assert "os.environ" not in source and "os.getenv" not in source, f"{path} reads the environment"
+def _layer_violations(sources: dict[str, str]) -> list[str]:
+    """Every import of a later stage, in every module (dotted name -> source)."""
+    found = []
+    for dotted, source in sorted(sources.items()):
+        own = _layer_of(dotted)
+        for name in _imports(ast.parse(source)):
+            target = name.removeprefix("cairn_action.")
+            if name.startswith("cairn_action.") and _layer_of(target) > own:
+                found.append(f"{dotted} imports {name}, a later stage")
+    return found
+
+
+def _environment_violations(sources: dict[str, str]) -> list[str]:
+    return [
+        f"{dotted} reads the environment"
+        for dotted, source in sorted(sources.items())
+        if dotted.split(".")[0] not in ENV_READERS
+        and dotted not in ENV_READER_MODULES
+        and ("os.environ" in source or "os.getenv" in source)
+    ]
+
+
+def _assert_none(violations: list[str], what: str) -> None:
+    """All of them in one failure, so a refactor sees every place to fix at once."""
+    assert not violations, f"{len(violations)} {what}:\n" + "\n".join(violations)
+
+
+def test_architecture__modules__import_only_earlier_layers() -> None:
+    violations = _layer_violations(_sources())
+    _assert_none(violations, "imports of a later stage")
+
+
+def test_architecture__environment__read_only_by_entry_points() -> None:
+    violations = _environment_violations(_sources())
+    _assert_none(violations, "modules read the environment")
+
+
+def test_architecture__checks__report_every_violation_not_the_first() -> None:
+    planted = {
+        "score.x": "from cairn_action.gate import a\nfrom cairn_action.render import b\nos.environ[1]",
+        "index.y": "from cairn_action.run import c\nos.getenv('X')",
+        "gate.z": "from cairn_action.score import d",
+    }
+    assert _layer_violations(planted) == [
+        "index.y imports cairn_action.run, a later stage",
+        "score.x imports cairn_action.gate, a later stage",
+        "score.x imports cairn_action.render, a later stage",
+    ]
+    assert _environment_violations(planted) == [
+        "index.y reads the environment",
+        "score.x reads the environment",
+    ]
 
 
 # The pure stages read run records (run.models) and nothing else of the expensive half: no artifact or
@@ -170,14 +209,31 @@ def test_architecture__cycle_finder__finds_a_planted_cycle() -> None:
     assert _cycles(graph) == [{"run.pipeline", "run.target_case"}]
 
 
-@pytest.mark.parametrize(
-    "path",
-    [p for p in _modules() if _dotted(p).split(".")[0] in PURE_STAGES],
-    ids=lambda p: str(p.relative_to(PACKAGE)),
-)
-def test_architecture__pure_stages__no_run_io_and_no_providers(path: Path) -> None:
-    for name in _imports(ast.parse(path.read_text(encoding="utf-8"))):
-        target, where = name.removeprefix("cairn_action."), f"{_dotted(path)} imports {name}"
-        if target.startswith("run."):
-            assert target in PURE_MAY_IMPORT_FROM_RUN, f"{where}: run IO in a pure stage"
-        assert not target.startswith("providers"), f"{where}: a provider in a pure stage"
+def _pure_stage_violations(sources: dict[str, str]) -> list[str]:
+    found = []
+    for dotted, source in sorted(sources.items()):
+        if dotted.split(".")[0] not in PURE_STAGES:
+            continue
+        for name in _imports(ast.parse(source)):
+            target, where = name.removeprefix("cairn_action."), f"{dotted} imports {name}"
+            if target.startswith("run.") and target not in PURE_MAY_IMPORT_FROM_RUN:
+                found.append(f"{where}: run IO in a pure stage")
+            if target.startswith("providers"):
+                found.append(f"{where}: a provider in a pure stage")
+    return found
+
+
+def test_architecture__pure_stages__no_run_io_and_no_providers() -> None:
+    violations = _pure_stage_violations(_sources())
+    _assert_none(violations, "pure-stage violations")
+
+
+def test_architecture__pure_stage_check__reports_every_violation() -> None:
+    planted = {
+        "render.a": "from cairn_action.run.journal import j\nfrom cairn_action.providers import p",
+        "run.b": "from cairn_action.providers import p",
+    }
+    assert _pure_stage_violations(planted) == [
+        "render.a imports cairn_action.run.journal: run IO in a pure stage",
+        "render.a imports cairn_action.providers: a provider in a pure stage",
+    ]

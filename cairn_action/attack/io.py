@@ -14,7 +14,7 @@ from cairn_action.report.io import dumps, write_text_atomic
 
 
 def attack_paths(reports_dir: Path, config_name: str) -> tuple[Path, Path]:
-    """`reports/attack-<config>.json` and `.md` (report reference: where they go)."""
+    """`reports/attack-<config>.json` and `.md` (docs/reference/report.md#where)."""
     return reports_dir / f"attack-{config_name}.json", reports_dir / f"attack-{config_name}.md"
 
 

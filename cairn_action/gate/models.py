@@ -158,7 +158,7 @@ class TagDelta(_Model):
 
 
 class Statistics(_Model):
-    """The paired tests over the shared, scored cases (metrics.md §4)."""
+    """The paired tests over the shared, scored cases (docs/concepts/statistics.md#paired)."""
 
     n_paired: int
     b: int

@@ -1,4 +1,5 @@
-"""The paired statistics of a comparison (metrics.md §4), and what the sample is too small to claim.
+"""The paired statistics of a comparison (docs/concepts/statistics.md#paired), and what the sample is too
+small to claim.
 
 Correctness pairs are every shared, scored case (right or not); token F1 pairs are the answerable ones.
 The sizes come from the curation guide's table: a paired regression claim needs 50 to 100 cases, a

@@ -1,4 +1,4 @@
-"""Paired statistics for two reports over the same cases (metrics.md §4).
+"""Paired statistics for two reports over the same cases (docs/concepts/statistics.md#paired).
 
 Correctness: a one-sided exact McNemar test on the discordant pairs (`scipy.stats.binomtest`).
 Token F1: a one-sided Wilcoxon signed-rank test with its `method` chosen here, not left to scipy's
@@ -21,7 +21,8 @@ from scipy import stats
 BOOTSTRAP_RESAMPLES = 9999
 BOOTSTRAP_SEED = 20240501
 BOOTSTRAP_CONFIDENCE = 0.95
-# Differences are rounded to the metrics' resolution so float noise cannot break ties (metrics.md §4.2).
+# Differences are rounded to the metrics' resolution so float noise cannot break ties
+# (docs/concepts/statistics.md#wilcoxon).
 DIFF_DECIMALS = 6
 # 2**13 = 8192 sign patterns fit in the permutation budget, so up to 13 non-zero differences the
 # "permutation" test enumerates every pattern and is exact even with ties.
@@ -171,7 +172,8 @@ def _critical_b(n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def mcnemar_power(n: int, discordance: float, drop: float, *, alpha: float = 0.05) -> float:
-    """Exact power of the one-sided McNemar test under metrics.md §4.5's trinomial model.
+    """Exact power of the one-sided McNemar test under the trinomial model of
+    docs/concepts/statistics.md#power.
 
     Each case is discordant with probability `discordance`; a discordant case went right to wrong with
     probability (discordance + drop) / (2 * discordance).

@@ -3,7 +3,7 @@
 Never the pull request's own copy, which it may have edited to make itself pass. The contents API reads
 it at `pull_request.base.sha` (no git, any checkout depth). When the API cannot answer, git can, if the
 checkout has the commit; `-c safe.directory=...` because the workspace belongs to the runner's user and
-the container runs as root (github.md §1.10).
+the container runs as root (docs/action/github-facts.md#safe-directory).
 """
 
 from __future__ import annotations

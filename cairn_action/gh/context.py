@@ -1,7 +1,7 @@
 """The run's context: the runner's GITHUB_* variables and the event payload, read once into frozen values.
 
 Everything below the composition root takes an `ActionContext`; nothing else reads the environment or
-the event file. Payload shapes: octokit/webhooks (github.md §1.6).
+the event file. Payload shapes: octokit/webhooks (docs/action/github-facts.md#payloads).
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ class PullRequestEvent:
 
     @property
     def is_fork(self) -> bool:
-        """A pull request from another repository: a read-only token and no secrets (github.md §2)."""
+        """A pull request from another repository: a read-only token and no secrets
+        (docs/action/github-facts.md#forks)."""
         return self.head_repo != self.base_repo
 
 

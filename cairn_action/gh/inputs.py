@@ -72,7 +72,7 @@ INPUT_NAMES: tuple[str, ...] = (
 
 def _raw(env: Mapping[str, str], name: str) -> str | None:
     """The input's value: the runner keeps hyphens (`INPUT_GITHUB-TOKEN`); some runners are said not to,
-    so the underscore form is read too (github.md §1.2)."""
+    so the underscore form is read too (docs/action/github-facts.md#inputs)."""
     for key in (f"INPUT_{name.upper()}", f"INPUT_{name.upper().replace('-', '_')}"):
         value = env.get(key)
         if value is not None:

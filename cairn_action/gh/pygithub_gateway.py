@@ -1,7 +1,7 @@
 """`GitHubGateway` over PyGithub.
 
 Failures are mapped, and PATCH writes (the sticky comment, a ref) retried, in `pygithub_errors`.
-`GET /user` is never called: it is refused to the workflow token (github.md §8f).
+`GET /user` is never called: it is refused to the workflow token (docs/action/github-facts.md#token-identity).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The GitHub side of the release gate: the release, the releases before it, the overrides merged since
 the last stamp, the publisher's role, and writing the notes back.
 
-Traps this module exists to avoid (github.md §6, §7, §8f): `GET /releases/tags/{tag}` does not find a
+Traps this module exists to avoid (docs/action/github-facts.md#releases, #pygithub): `GET
+/releases/tags/{tag}` does not find a
 draft, so a draft is looked up by id or in the list; PyGithub's `update_release` resets `draft` and
 `prerelease` unless both are passed, so the notes are written with an explicit PATCH of exactly `body`,
 `draft` and `prerelease`; and PATCH is not retried by PyGithub, so it goes through `retrying`.

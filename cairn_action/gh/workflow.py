@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 MAX_SUMMARY_BYTES = 1024 * 1024
-"""GitHub refuses a step summary over 1 MiB (github.md §1.4)."""
+"""GitHub refuses a step summary over 1 MiB (docs/action/github-facts.md#outputs)."""
 
 
 def escape_data(text: str) -> str:

@@ -1,6 +1,7 @@
 """The calibration / eval split: stratified, and the same on every machine and Python version.
 
-Recipe (metrics.md §5.2): each case gets the key sha256(seed + NUL + case id); the calibration slice has
+Recipe (docs/concepts/statistics.md#split): each case gets the key sha256(seed + NUL + case id); the
+calibration slice has
 ceil(fraction * n) cases, shared among the strata by largest remainder (ties by stratum name); within a
 stratum the cases with the smallest keys go to calibration. No Python `hash()` (salted per process) and no
 RNG stream (numpy only promises the same stream on the same build), so nothing here can drift.

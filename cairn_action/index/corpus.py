@@ -87,7 +87,7 @@ def content_hash(text: str) -> str:
 
 
 def corpus_hash_of(contents: Mapping[str, str] | Iterable[tuple[str, str]]) -> str:
-    """sha256 over the sorted document paths and their content hashes (report reference).
+    """sha256 over the sorted document paths and their content hashes (docs/reference/report.md#identity).
 
     One line per document, `<path>\\0<sha256 of content>\\n`, sorted by path; the NUL keeps a path
     from running into its hash.

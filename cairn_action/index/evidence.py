@@ -1,4 +1,4 @@
-"""Where a case's evidence surfaces in a ranking of chunks (metrics.md §2.5).
+"""Where a case's evidence surfaces in a ranking of chunks (docs/concepts/statistics.md#evidence-rank).
 
 A support quote is a character span of a document. It may lie inside one chunk, inside the overlap of
 two (either suffices), or across a chunk boundary (both are needed). The evidence-complete rank is the

@@ -12,7 +12,8 @@ import re
 import unicodedata
 
 ZWJ = "\u200d"
-"""Zero-width joiner: invisible, and enough to stop GitHub reading `@name` as a mention (§5 of github.md)."""
+"""Zero-width joiner: invisible, and enough to stop GitHub reading `@name` as a mention
+(docs/action/github-facts.md#comments)."""
 ELLIPSIS = "…"
 DEFAULT_LIMIT = 300
 

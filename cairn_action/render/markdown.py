@@ -14,7 +14,7 @@ from cairn_action.render.trend import Trend, trend_view
 from cairn_action.render.view import CommentView, build_view
 
 MAX_COMMENT_CHARS = 65_536
-"""GitHub's limit on an issue comment's body, in characters (github.md §5)."""
+"""GitHub's limit on an issue comment's body, in characters (docs/action/github-facts.md#comments)."""
 _BUDGETS = (
     Budget(rows=25, critical=10, reasons=20, field=200),
     Budget(rows=10, critical=5, reasons=10, field=120),

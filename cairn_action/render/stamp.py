@@ -27,7 +27,8 @@ from cairn_action.report.stamp import (
 from cairn_action.score.metrics import get_metric
 
 MAX_RELEASE_BODY = 125_000
-"""GitHub refuses (or silently cuts) a release body over 125,000 characters (github.md §6)."""
+"""GitHub refuses (or silently cuts) a release body over 125,000 characters
+(docs/action/github-facts.md#releases)."""
 SEPARATOR = "\n\n"
 DEFAULT_PREFIX = "cairn-override"
 NONE = "—"

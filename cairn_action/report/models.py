@@ -1,4 +1,4 @@
-"""The report, field for field as ../shared/spec/report-reference.md describes it.
+"""The report, field for field as docs/reference/report.md describes it.
 
 Additions beyond the reference are marked as such: `schema_version`, `by_tag`, and richer per_case rows
 (question, tags, expected answer, cited chunks) so that a comparison of two reports can explain each

@@ -166,7 +166,8 @@ class CaseRecord(_Model):
     support_located: bool = False
     """Every support quote was found in the store (answerable cases)."""
     retrieved_support_rank: int | None = None
-    """Evidence-complete rank (metrics.md §2.5): smallest k whose top-k covers every quote; None if never."""
+    """Evidence-complete rank (docs/concepts/statistics.md#evidence-rank): smallest k whose top-k covers
+    every quote; None if never."""
     first_overlap_rank: int | None = None
     context_ids: list[str] | None = None
     """A target's answerer's passages (ids of `retrieved`), as the target reported them (`used`); None

@@ -1,4 +1,4 @@
-"""Abstention metrics (report reference, `abstention`): read the first three together.
+"""Abstention metrics (docs/reference/report.md#metrics, `abstention`): read the first three together.
 
 A high answer rate with a low error among answered is the result worth having; either alone can be
 bought at the other's expense. Errored cases stay in the denominators (they neither answered nor

@@ -1,4 +1,4 @@
-"""Answer metrics over answered, answerable cases (report reference, `answer`).
+"""Answer metrics over answered, answerable cases (docs/reference/report.md#metrics, `answer`).
 
 Exact match and token F1 are SQuAD v1.1's, unchanged (`cairn_action.squad`). Citation validity is a
 ratio of sums (verified claims over all claims), so an answer with ten claims weighs ten times one with

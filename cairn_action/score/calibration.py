@@ -1,4 +1,5 @@
-"""Fitting the abstention threshold with a finite-sample guarantee (metrics.md §3.5).
+"""Fitting the abstention threshold with a finite-sample guarantee
+(docs/concepts/abstention.md#fixed-sequence).
 
 Fixed-sequence testing with exact binomial p-values: walk the distinct calibration confidences from the
 highest down, starting at the first threshold that answers at least `start` cases, and accept each
@@ -11,13 +12,15 @@ confidence is never less reliable). Nothing accepted means the guarantee is not 
 A case without a usable confidence (the model abstained, errored, or reported none) is never answered
 by any threshold; it counts in n but never in an answered set.
 
-The start. Any start chosen from the confidences alone (never the labels) keeps the guarantee (metrics.md
-§3.5: the validity argument only needs the order and the start to be fixed before the labels are read).
+The start. Any start chosen from the confidences alone (never the labels) keeps the guarantee
+(docs/concepts/abstention.md#fixed-sequence: the validity argument only needs the order and the start to be
+fixed before the labels are read).
 Starting at k_min, the smallest count that can pass with zero errors, means one wrong answer among the
 k_min most confident abstains on everything. Starting later, at the smallest count that can pass with one
 error (k_min1), survives one early error but needs more confident cases. `auto` (the default) starts at
 k_min1 when at least AUTO_FACTOR x k_min1 calibration cases have a confidence, else at k_min: a label-free
-rule. Simulated (metrics.md S1-S3, 400 draws a cell, n_cal 48 / 100 / 400): never fewer answers than the
+rule. Simulated (docs/concepts/abstention.md#fixed-sequence, S1-S3, 400 draws a cell, n_cal 48 / 100 / 400):
+never fewer answers than the
 k_min start, up to 5-6 points more at n_cal >= 100 for alpha 0.2 and at 400 for alpha 0.1, violations
 at most 6.2% against delta 0.1 (see tests/unit/test_calibration.py and benchmarks/README.md).
 """

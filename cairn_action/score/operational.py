@@ -1,4 +1,5 @@
-"""Cost, latency, tokens and the prompt-prefix cache rate (report reference, `operational`)."""
+"""Cost, latency, tokens and the prompt-prefix cache rate (docs/reference/report.md#metrics,
+`operational`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Retrieval metrics with one relevant item per case (metrics.md §2).
+"""Retrieval metrics with one relevant item per case (docs/concepts/statistics.md#retrieval).
 
 Each case has at most one "relevant item": its evidence-complete rank `r`, the smallest k whose top-k
 chunks cover every support quote (None when that never happened within the retrieval depth). The

@@ -35,7 +35,8 @@ COMMAND_FILES = {
     "GITHUB_PATH": "add_path",
     "GITHUB_STATE": "save_state",
 }
-"""The runner's file commands (github.md §1.4): the step's only ways to change the job besides stdout."""
+"""The runner's file commands (docs/action/github-facts.md#outputs): the step's only ways to change the job
+besides stdout."""
 
 CONFIG = """name = "default"
 

@@ -1,6 +1,6 @@
 """Gate integrity: each test is an attack by a pull request on the gate, through the real entrypoint, real
 PyGithub and the loopback fake GitHub, and pins that it fails. Each one passed the gate (or leaked the
-token) before the fix that names it in the README's "Security model"."""
+token) before the fix that names it in the security model (docs/action/security.md)."""
 
 from __future__ import annotations
 

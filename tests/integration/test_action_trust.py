@@ -1,7 +1,7 @@
 """The pull request's checkout is data: secrets, endpoints, the judge and overrides come only from the trusted
 side. Each test is an attack a pull request made on the Action (issue 22's table), end to end through the
-real entrypoint, PyGithub and the loopback fake GitHub; each worked before the fix the README's "Security
-model" names."""
+real entrypoint, PyGithub and the loopback fake GitHub; each worked before the fix the security model
+(docs/action/security.md) names."""
 
 from __future__ import annotations
 

@@ -86,7 +86,8 @@ def test_golden_quote__answers_of_the_committed_sets__right_document_offered_and
         wanted = {s.doc for s in case.support}
         in_top5 += any(c.doc in wanted for c in found)
         contains += any(c.contains_answer and c.doc in wanted for c in found)
-    # Measured (README, "Find the quote"): sample 90/90 and 76/90, handbook 11/12 and 11/12.
+    # Measured (docs/concepts/golden-set.md, "Find the quote"): sample 90/90 and 76/90, handbook 11/12 and
+    # 11/12.
     assert in_top5 >= 0.9 * len(cases), f"{in_top5} of {len(cases)}"
     assert contains >= 0.8 * len(cases), f"{contains} of {len(cases)}"
 

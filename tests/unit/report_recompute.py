@@ -1,6 +1,7 @@
 """An independent recomputation of every aggregate of a report from its per_case rows and the golden set.
 
-Written from the report reference, not from `cairn_action.score`, so a bug there cannot hide itself.
+Written from the report reference (docs/reference/report.md), not from `cairn_action.score`, so a bug there
+cannot hide itself.
 Used by the unit test on the committed fixture and by the integration test after a real `cairn eval`.
 """
 

@@ -1,4 +1,5 @@
-"""Calibration by fixed-sequence testing (metrics.md §3.5), and its guarantee checked by simulation."""
+"""Calibration by fixed-sequence testing (docs/concepts/abstention.md#fixed-sequence), and its guarantee
+checked by simulation."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import pytest
 
 from cairn_action.score.calibration import advise, fit_threshold, k_min, p_value, upper_bound
 
-# metrics.md §3.5 worked example: 40 cases, confidences 1.00, 0.98, ..., 0.22, wrong at these ranks.
+# docs/concepts/abstention.md#fixed-sequence worked example: 40 cases, confidences 1.00, 0.98, ..., 0.22,
+# wrong at these ranks.
 CONF = [round(1 - 0.02 * i, 2) for i in range(40)]
 WRONG_RANKS = {24, 29, 31, 33, 34, 36, 37, 38, 39, 40}
 WRONG = [(i + 1) in WRONG_RANKS for i in range(40)]
@@ -91,7 +93,7 @@ def test_calibration__advice_when_top_answers_err_too_often() -> None:
     assert "more cases alone will not help" in advise(fit, conf, wrong)[0]
 
 
-# --- simulation (metrics.md §3.6, scenario S1 and S2) ---------------------------------------------------
+# --- simulation (docs/concepts/abstention.md#fixed-sequence, scenarios S1 and S2) ----------------------
 # c ~ Uniform(0, 1), P(wrong | c) = scale * (1 - c)^1.5, so the population error among answered at
 # threshold t is R(t) = scale * 0.4 * (1 - t)^1.5, known exactly.
 
@@ -127,7 +129,7 @@ def test_simulation__certified_threshold_holds_guarantee__naive_does_not(
         naive = _naive_threshold(conf, wrong, alpha)
         naive_violations += naive is not None and _true_selective_risk(naive, scale) > alpha
     assert violations / draws <= delta  # the guarantee: at most delta of draws certify a bad threshold
-    assert naive_violations / draws > 0.3  # the naive rule fails about half the time (metrics.md: ~0.5)
+    assert naive_violations / draws > 0.3  # the naive rule fails about half the time
     assert certified / draws > 0.4  # and the procedure is not vacuous: it does answer
 
 

@@ -1,4 +1,4 @@
-"""Evidence-complete and first-overlap ranks (metrics.md §2.5)."""
+"""Evidence-complete and first-overlap ranks (docs/concepts/statistics.md#evidence-rank)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ C08 = chunk("c08", 1050, 1250)
 
 
 def test_evidence__worked_example_spanning_quote__complete_at_5_first_overlap_at_2() -> None:
-    # metrics.md §2.5: quote [1000, 1150) spans c07 = [900, 1100) and c08 = [1050, 1250).
+    # docs/concepts/statistics.md#evidence-rank: quote [1000, 1150) spans c07 = [900, 1100) and c08 = [1050,
+    # 1250).
     ranking = [C03, C08, C01, C02, C07]
     assert evidence_ranks([ResolvedSupport("d.md", 1000, 1150)], ranking) == (5, 2)
 

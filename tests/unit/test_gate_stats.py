@@ -1,4 +1,5 @@
-"""The paired statistics against the vectors computed in metrics.md §4."""
+"""The paired statistics against the vectors of docs/concepts/statistics.md#paired (computed with scipy and
+statsmodels)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ import pytest
 
 from cairn_action.gate import stats
 
-# metrics.md §4.1: n = 100, b = 15 (right -> wrong), c = 5 (wrong -> right), 60 both right, 20 both wrong.
+# docs/concepts/statistics.md#mcnemar: n = 100, b = 15 (right -> wrong), c = 5 (wrong -> right), 60 both
+# right, 20 both wrong.
 MCNEMAR_BEFORE = [1.0] * 15 + [0.0] * 5 + [1.0] * 60 + [0.0] * 20
 MCNEMAR_AFTER = [0.0] * 15 + [1.0] * 5 + [1.0] * 60 + [0.0] * 20
-# metrics.md §4.2: token F1 of 12 cases, A the baseline and B the candidate.
+# Wilcoxon vector: token F1 of 12 cases, A the baseline and B the candidate.
 F1_A = [1, 1, 0.5, 0.8, 0, 1, 0.667, 1, 0.4, 1, 0.25, 1]
 F1_B = [1, 0.5, 0.5, 0.6, 0, 0.667, 0.667, 0.8, 0, 1, 0.25, 0.5]
 
@@ -31,7 +33,7 @@ def test_mcnemar__more_fixed_than_broke__one_sided_p_large() -> None:
 
 def test_wilcoxon__documented_vector_with_zeros_and_ties__exhaustive_permutation() -> None:
     result = stats.wilcoxon_drop(F1_A, F1_B)
-    # metrics.md: two-sided 0.03125 = 2/64 with six non-zero differences; one-sided is half.
+    # Two-sided 0.03125 = 2/64 with six non-zero differences; one-sided is half.
     assert result.p_one_sided == pytest.approx(0.015625)
     assert result.method == "exhaustive permutation"
     assert (result.n, result.n_nonzero) == (12, 6)
@@ -63,7 +65,7 @@ def test_paired_interval__mcnemar_vector__matches_documented_interval() -> None:
     interval = stats.paired_interval(MCNEMAR_BEFORE, MCNEMAR_AFTER)
     assert interval is not None
     assert interval.mean == pytest.approx(-0.10)
-    # metrics.md: [0.02, 0.19] for baseline minus candidate, so [-0.19, -0.02] here (another seed).
+    # BCa and percentile: [0.02, 0.19] for baseline minus candidate, so [-0.19, -0.02] here (another seed).
     assert interval.low == pytest.approx(-0.19, abs=0.011)
     assert interval.high == pytest.approx(-0.02, abs=0.011)
     assert (interval.method, interval.n_resamples) == ("percentile", 9999)

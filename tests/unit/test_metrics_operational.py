@@ -1,4 +1,5 @@
-"""Cost, latency percentiles (numpy linear, metrics.md §6), tokens and the prompt-prefix cache rate."""
+"""Cost, latency percentiles (numpy linear, docs/concepts/statistics.md#latency), tokens and the
+prompt-prefix cache rate."""
 
 from __future__ import annotations
 

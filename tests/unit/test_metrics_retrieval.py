@@ -1,4 +1,5 @@
-"""Retrieval metrics with one relevant item: metrics.md §2.1 vectors and trec_eval-style averaging."""
+"""Retrieval metrics with one relevant item: docs/concepts/statistics.md#retrieval vectors and
+trec_eval-style averaging."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from cairn_action.score.retrieval import (
     summarise_retrieval,
 )
 
-# rank -> (RR, recall@1, recall@5, recall@10, nDCG@10), computed with pytrec_eval and ranx (metrics.md §2.1).
+# rank -> (RR, recall@1, recall@5, recall@10, nDCG@10), computed with pytrec_eval and ranx
+# (docs/concepts/statistics.md#retrieval).
 VECTORS = [
     (1, 1.0, 1, 1, 1, 1.0),
     (2, 0.5, 0, 1, 1, 0.630930),

@@ -1,4 +1,4 @@
-"""SQuAD v1.1 EM/F1: the 25 vectors of metrics.md §1.6, computed with the official script."""
+"""SQuAD v1.1 EM/F1: 25 vectors computed with the official script (docs/concepts/statistics.md#squad)."""
 
 from __future__ import annotations
 
