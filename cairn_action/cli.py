@@ -423,7 +423,9 @@ def build_parser() -> argparse.ArgumentParser:
         "release's tag, compares each critical tag's recall with the last stamped release, and writes the "
         "accuracy stamp into the release notes. A fall (or a tag never evaluated) puts the release back to "
         "draft and exits 1, unless someone with write access or above gives a reason (--reason, or a "
-        "`cairn-override: <reason>` line in the notes). The token comes from $GITHUB_TOKEN.",
+        "`cairn-override: <reason>` line in the notes). A stamped release gets the served stamp as two "
+        "assets, cairn-stamp-<config>.json and .txt (what `cairn stamp` prints). The token comes from "
+        "$GITHUB_TOKEN.",
     )
     rel.add_argument("--repo", help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     rel.add_argument("--tag", help="the release's tag (drafts are found too)")
