@@ -60,3 +60,39 @@ def test_action__golden_set_untouched__no_critical_listing(sim: Sim) -> None:
     sim.run("pull_request", sim.pr_event("opened"))
     [sticky] = sim.sticky()
     assert "adds or changes critical golden cases" not in sticky["body"]
+
+
+def test_action__safety_case_confirmed_only_by_the_pull_requests_author__left_out_of_its_scores(
+    sim: Sim,
+) -> None:
+    path = sim.workspace / "golden" / "golden.jsonl"
+    base = {
+        LATEST: sim.template.baseline,
+        "cairn.toml": CONFIG.encode(),
+        "golden/golden.jsonl": path.read_bytes(),
+    }
+    sim.fake.seed_commit(base, sha=sim.base_sha, branch="main")
+    cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    scored = {row["case_id"] for row in json.loads(sim.template.baseline)["per_case"]}  # the eval split
+    own, other = [c for c in cases if "safety" in c["tags"] and c["id"] in scored][:2]
+    # The pull request's author writes a confirmation in their own name, and one in a colleague's.
+    own.update(confirmed_by="Contributor")
+    other.update(confirmed_by="reviewer")
+    text = "".join(json.dumps(c) + "\n" for c in cases)
+    sim.open_pull(sim.commit({"golden/golden.jsonl": text}, "confirm two safety cases"))
+
+    result = sim.run("pull_request", sim.pr_event("opened"))
+
+    report = json.loads((sim.workspace / result.outputs["report-path"]).read_text(encoding="utf-8"))
+    rows = {row["case_id"]: row for row in report["per_case"]}
+    assert rows[own["id"]]["status"] == "stale"
+    assert "only confirmation is by the pull request's own author" in rows[own["id"]]["error"]
+    assert rows[other["id"]]["status"] != "stale", "a colleague's confirmation counts"
+    assert report["n_cases"] == sum(row["status"] != "stale" for row in rows.values())
+    [sticky] = sim.sticky()
+    assert (
+        f"`{own['id']}` confirmed: confirmed by Contributor, the pull request's author: **does not count**; "
+        "left out of this pull request's scores" in sticky["body"]
+    )
+    assert f"`{other['id']}` confirmed: confirmed by reviewer (check that this person did)" in sticky["body"]
+    assert f"critical case {own['id']} is confirmed only by the pull request's author" in result.stdout
