@@ -57,3 +57,5 @@ class CaseDeps:
     stale_reasons: Mapping[str, str] = field(default_factory=dict)
     """Case id -> the record's message, for stale cases not stale by a missing quote (changed passage,
     awaiting confirmation)."""
+    changed_documents: Mapping[str, list[str]] = field(default_factory=dict)
+    """Case id -> the documents whose labelled passage changed, for the cases stale by it."""

@@ -277,6 +277,7 @@ def test_golden_life__safety_case_walk__draft_accept_confirm_document_change_sta
     page.write_text(text.replace("There is no set limit", "There is a set limit"), encoding="utf-8")
     resolution = resolve_support(load_golden(out), load_corpus(handbook), CRITICAL)
     assert resolution.changed == {"imp-0001"} and "imp-0001" in resolution.stale
+    assert resolution.changed_documents == {"imp-0001": [TIME_OFF]}
     code, report = check(capsys, out, handbook)
     assert code == 2 and "changed since the case was labelled" in report
 
@@ -467,6 +468,32 @@ def test_eval__review_and_life_fields__unconfirmed_stale_deprecated_draft_kept_o
     }
     assert {c.case_id for c in report.per_case if c.status == "stale"} == critical - {"hb-002"}
     assert report.n_cases == len(cases) - 2 - len(critical - {"hb-002"})
+
+
+def test_eval__passage_changed_since_labelling__stale_row_names_the_document(
+    capsys: pytest.CaptureFixture[str], handbook: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    cases = rows(HANDBOOK_SET)
+    # A digest recorded when the passage read otherwise (the quote itself is still there).
+    cases[0]["support"][0]["digest"] = "sha256:" + "0" * 16
+    cases[1]["support"][0]["quote"] = "A sentence no document has."  # a vanished quote: not a document change
+    golden = tmp_path / "golden"
+    golden.mkdir()
+    write_rows(golden / "golden.jsonl", cases)
+    (golden / "golden.version").write_text("life-2\n", encoding="utf-8")
+    argv = ["eval", "--golden", str(golden), "--corpus", str(handbook), "--split", "all", "--no-progress"]
+    assert main(argv) == 0
+    assert "changed since the case was labelled" in capsys.readouterr().err
+    from cairn_action.golden.support import find_document
+    from cairn_action.report.io import read_report
+
+    (path,) = (tmp_path / "reports" / "all").glob("*.json")
+    by_id = {c.case_id: c for c in read_report(path).per_case}
+    first, second = by_id[cases[0]["id"]], by_id[cases[1]["id"]]
+    doc = find_document(cases[0]["support"][0]["doc"], load_corpus(handbook)).path
+    assert (first.status, first.changed_documents) == ("stale", [doc])
+    assert (second.status, second.changed_documents) == ("stale", [])
 
 
 # agree
