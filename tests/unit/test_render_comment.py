@@ -189,9 +189,7 @@ def test_render_view__field_missing_from_view__template_fails_loudly() -> None:
         render_view(SimpleNamespace(**fields))  # type: ignore[arg-type]
 
 
-def test_render__cases_stale_by_a_changed_document__listed_with_the_document_apart_from_a_vanished_quote() -> (
-    None
-):
+def test_render__stale_by_a_changed_document__listed_with_the_document_apart_from_a_vanished_quote() -> None:
     baseline = report("baseline")
     stale = {
         "ret-008": ["policies/allergens.md"],  # a safety case whose passage changed
