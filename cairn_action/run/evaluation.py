@@ -107,7 +107,7 @@ def environment() -> Environment:
     )
 
 
-def _create_judge(loaded: LoadedConfig, env: Mapping[str, str], services: ProviderServices) -> Judge:
+def create_judge(loaded: LoadedConfig, env: Mapping[str, str], services: ProviderServices) -> Judge:
     judge = loaded.config.judge
     if judge.name == "lexical":
         return LexicalJudge(judge.f1_threshold)
@@ -201,7 +201,7 @@ def run_evaluation(
         config, env=env, warn=lambda message: log.write(f"warning: {message}\n")
     )
     try:
-        judge = judge or _create_judge(loaded, env or {}, services)
+        judge = judge or create_judge(loaded, env or {}, services)
         retrieval = config.retrieval
         rewriter = reranker = None
         if "llm" in (retrieval.rewrite, retrieval.rerank):

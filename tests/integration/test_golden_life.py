@@ -537,6 +537,60 @@ def test_golden_agree__second_annotator__kappa_disagreements_and_ambiguity(
     assert ("the task definition is ambiguous" in out) == ((n - 2) / n < 0.9)
 
 
+def test_golden_agree__llm_judge_configured__decides_what_exact_match_and_lexical_do_not_and_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fakes.openai_server import FakeOpenAIServer
+
+    monkeypatch.chdir(tmp_path)  # the judge's response cache goes under the working directory's .cairn
+    first = rows(HANDBOOK_SET)
+    second = [dict(r) for r in first]
+    i = next(i for i, r in enumerate(second) if r.get("answerable", True) and r.get("expected_answer"))
+    first[i]["expected_answer"] = "30 days"
+    # Both words, far apart: not contained, token F1 far under the threshold; the model's rubric agrees.
+    second[i]["expected_answer"] = "30 paid vacation and rest and holiday and sick leave days in total"
+    for name, data in (("a", first), ("b", second)):
+        (tmp_path / name).mkdir()
+        write_rows(tmp_path / name / "golden.jsonl", data)
+    agree = ["golden", "agree", str(tmp_path / "a"), str(tmp_path / "b")]
+
+    code, out, _ = run(capsys, *agree)  # no cairn.toml here: the lexical judge
+    assert code == 0 and "0 by the lexical judge" in out
+    assert f"{first[i]['id']} expected_answer: " in out
+
+    key = "sk-test-agree-1234"
+    monkeypatch.setenv("CAIRN_TEST_JUDGE_KEY", key)
+    with FakeOpenAIServer(api_key=key) as server:
+        config = tmp_path / "judge.toml"
+        config.write_text(
+            f"""[provider]
+name = "openai"
+model = "gpt-4o-mini"
+base_url = "{server.base_url}"
+api_key_env = "CAIRN_TEST_JUDGE_KEY"
+max_retries = 0
+
+[judge]
+name = "llm"
+model = "gpt-4o-mini"
+""",
+            encoding="utf-8",
+        )
+        code, out, err = run(capsys, *agree, "--config", str(config))
+        asked = len(server.requests)
+        assert code == 0, err
+        assert "1 by the LLM judge (" in out and f"{first[i]['id']} expected_answer" not in out
+        assert asked >= 1 and key not in out + err
+        # A rerun is answered from the response cache: no second call.
+        assert run(capsys, *agree, "--config", str(config))[0] == 0
+        assert len(server.requests) == asked
+    # The judge unreachable: the pair is undecided, said, and counted as a disagreement.
+    shutil.rmtree(tmp_path / ".cairn")
+    code, out, err = run(capsys, *agree, "--config", str(config))
+    assert code == 0, err
+    assert "the judge could not decide 1 answer pair(s)" in out and "warning: the judge failed on" in err
+
+
 def test_golden_import__propose_answers__configured_answerer_drafts_answer_and_containing_quote(
     capsys: pytest.CaptureFixture[str], handbook: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
