@@ -136,8 +136,8 @@ def import_cases(
     shared = _Rows(columns, corpus, prefix, added, annotator, propose, answer)
     for number, row in read_rows(path):
 
-        def problem(message: str, line: int = number) -> None:
-            problems.append(GoldenProblem(str(path), line, message, hint))
+        def problem(message: str, line: int = number, why: str = hint) -> None:
+            problems.append(GoldenProblem(str(path), line, message, why))
 
         try:
             if fmt == "curation":
@@ -149,7 +149,8 @@ def import_cases(
             else:
                 case = _question_case(row, shared, len(cases) + 1)
         except (DataError, ValidationError, ValueError) as exc:
-            problem(_reason(exc))
+            # A corpus problem (no such document, no such section) has a hint of its own.
+            problem(_reason(exc), why=exc.hint if isinstance(exc, DataError) and exc.hint else hint)
             continue
         if case.id in seen:
             problem(f"case {case.id}: duplicate id (first on line {seen[case.id]})")

@@ -9,12 +9,13 @@ a confirmation by the case's own annotator.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 
 from cairn_action.errors import DataError
 from cairn_action.golden.load import HINT_ANSWERABLE
 from cairn_action.golden.models import GoldenCase, GoldenSet, SupportQuote
-from cairn_action.golden.passage import passage_digest
+from cairn_action.golden.passage import passage_digest, section_names
 from cairn_action.golden.support import HINT_STALE, find_document, is_critical, locate_support
 from cairn_action.index.corpus import Corpus
 
@@ -31,6 +32,25 @@ NOTE_KNOWN_VALUE = "known value; the quote is retrieval's proposal: check it"
 NOTE_NO_CONTEXTS = "imported without contexts; the quote (if any) is retrieval's proposal: check it"
 DRAFT_NOTES = (NOTE_PROPOSED, NOTE_NOTHING_FOUND, NOTE_KNOWN_VALUE, NOTE_NO_CONTEXTS)
 """The notes `cairn golden import` gives a draft; accepting it clears them (they describe the draft)."""
+
+
+HINT_SECTION = (
+    "a section is a heading of the document, by its text or its anchor (`doc.md#policy-compliance`), or "
+    "`section-N` for its N-th `##` heading; without `#section` the whole document is the support"
+)
+_HEADINGS_SHOWN = 8
+
+
+def _headings_said(text: str, wanted: str) -> str:
+    """`(did you mean ...?)` or the document's headings, for a section no heading matches."""
+    names = section_names(text)
+    if not names:
+        return " (it has no headings)"
+    close = difflib.get_close_matches(wanted.lower(), names, n=1, cutoff=0.5)
+    if close:
+        return f" (did you mean '{close[0]}'?)"
+    shown = ", ".join(names[:_HEADINGS_SHOWN]) + (" ..." if len(names) > _HEADINGS_SHOWN else "")
+    return f"; its headings: {shown}"
 
 
 def _where(golden: GoldenSet, case_id: str) -> str:
@@ -50,6 +70,12 @@ def with_digests(case: GoldenCase, corpus: Corpus, where: str) -> list[SupportQu
     for index, support in enumerate(case.support):
         doc = find_document(support.doc, corpus)
         span = locate_support(support, doc)
+        if span is None and support.quote is None:
+            raise DataError(
+                f"{where}: support[{index}].section '{support.section}' is not a heading of {doc.path}"
+                + _headings_said(doc.text, support.section or ""),
+                HINT_SECTION,
+            )
         if span is None:
             raise DataError(f"{where}: support[{index}] is not in {doc.path}", HINT_STALE)
         start, end, whole = span

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from cairn_action.errors import DataError
 from cairn_action.golden.models import GoldenCase, GoldenSet, ResolvedSupport, SupportQuote
-from cairn_action.golden.passage import passage_digest, section_span
+from cairn_action.golden.passage import digest_holds, section_span
 from cairn_action.golden.quotes import locate_quote, nearest_span
 from cairn_action.index.corpus import Corpus, Document
 
@@ -165,9 +165,8 @@ def resolve_support(
                 details.append(where + _describe_stale(index, support, doc))
                 continue
             start, end, whole = span
-            if (
-                support.digest is not None
-                and passage_digest(doc.text, start, end, whole=whole) != support.digest
+            if support.digest is not None and not digest_holds(
+                support.digest, doc.text, start, end, whole=whole
             ):
                 stale.add(case.id)
                 changed.add(case.id)

@@ -312,6 +312,90 @@ def test_golden_digest__rewrapped_line__not_stale(handbook: Path, tmp_path: Path
     assert resolve_support(load_golden(golden), load_corpus(handbook)).stale == frozenset()
 
 
+TRAVEL = "benefits-pay-perks/benefits-perks/travel/index.md"
+
+
+def _with_digests(golden: Path, corpus: Path) -> None:
+    from cairn_action.golden.review import with_digests
+
+    loaded = load_golden(golden)
+    cases = rows(golden)
+    for raw, case in zip(cases, loaded.cases, strict=True):
+        raw["support"] = [
+            s.model_dump(exclude_none=True) for s in with_digests(case, load_corpus(corpus), case.id)
+        ]
+    write_rows(golden, cases)
+
+
+def test_golden_digest__quote_in_a_table_row__another_row_edited_not_stale_its_own_row_stale(
+    handbook: Path, tmp_path: Path
+) -> None:
+    # Held-out check: a safety label on one row of a roles table went stale when another row was edited.
+    golden = tmp_path / "golden.jsonl"
+    quote = "| Team              | $1,850            |"
+    write_rows(
+        golden,
+        [
+            {
+                "id": "t",
+                "question": "Q?",
+                "expected_answer": "$1,850",
+                "support": [{"doc": TRAVEL, "quote": quote}],
+            }
+        ],
+    )
+    _with_digests(golden, handbook)
+    page = handbook / TRAVEL
+    text = page.read_text(encoding="utf-8")
+    page.write_text(
+        text.replace("| Education         | $1,000 ", "| Education         | $1,200 "), encoding="utf-8"
+    )
+    assert resolve_support(load_golden(golden), load_corpus(handbook)).stale == frozenset()
+    page.write_text(
+        text.replace(
+            "| Team              | $1,850            |",
+            "| Team              | $1,850            | per year |",
+        ),
+        encoding="utf-8",
+    )
+    assert resolve_support(load_golden(golden), load_corpus(handbook)).changed == {"t"}
+
+
+def test_golden_digest__table_quote_recorded_as_its_whole_table__still_holds_until_the_table_changes(
+    handbook: Path, tmp_path: Path
+) -> None:
+    from cairn_action.golden.passage import digest
+
+    text = (handbook / TRAVEL).read_text(encoding="utf-8")
+    start = text.index("| Trip Category")
+    end = text.index("\n\n", start)
+    old = digest(text[start:end])  # what a digest of a table quote was before rows were their own passage
+    golden = tmp_path / "golden.jsonl"
+    support = {"doc": TRAVEL, "quote": "| Team              | $1,850            |", "digest": old}
+    write_rows(golden, [{"id": "t", "question": "Q?", "expected_answer": "$1,850", "support": [support]}])
+    assert resolve_support(load_golden(golden), load_corpus(handbook)).stale == frozenset()
+
+
+def test_golden_import__curation_section_no_heading_has__names_the_headings_and_how_to_name_one(
+    capsys: pytest.CaptureFixture[str], handbook: Path, tmp_path: Path
+) -> None:
+    source = tmp_path / "guide.jsonl"
+    row = {"id": "gs-1", "input": "Q?", "expected": "16 weeks", "contexts": [f"{PARENTAL}#eligibility"]}
+    write_rows(source, [row])
+    out = tmp_path / "set" / "golden.jsonl"
+    code, err = import_curation(capsys, source, out, handbook)
+    assert code == 2 and not out.exists()
+    first, hint = err.splitlines()[:2]
+    assert first.startswith(
+        f"error: {source}:1: case gs-1: support[0].section 'eligibility' is not a heading of "
+    )
+    assert "its headings: sourcegraph-paid-parental-leave-policy, reason-for-the-policy" in first
+    assert hint.startswith("hint: a section is a heading of the document, by its text or its anchor")
+    row["contexts"] = [f"{PARENTAL}#reason-for-the-polic"]
+    write_rows(source, [row])
+    assert "(did you mean 'reason-for-the-policy'?)" in import_curation(capsys, source, out, handbook)[1]
+
+
 def test_golden_accept__answerable_draft_without_answer__exit_2_and_file_unchanged(
     capsys: pytest.CaptureFixture[str], handbook: Path, tmp_path: Path
 ) -> None:
