@@ -107,6 +107,25 @@ def test_golden_quote__bold_answer_in_handbook__offers_the_rendered_text(
     assert found[0]["support"] == {"doc": TIME_OFF, "quote": found[0]["quote"]}
 
 
+def test_golden_quote__table_row_and_repeated_sentence__cells_without_pipes_each_quote_once(
+    handbook: Path,
+) -> None:
+    # Held-out check: a table row was offered with its pipes ("... events. |"), and a sentence the page
+    # repeats was offered twice.
+    page = handbook / TRAVEL
+    text = page.read_text(encoding="utf-8")
+    row = "| Users | Employees of the company. Users are responsible for reporting security incidents. |"
+    page.write_text(text + f"\n\n| Role | Duty |\n| --- | --- |\n{row}\n\n{row}\n", encoding="utf-8")
+    corpus = load_corpus(handbook)
+    found = QuoteIndex(corpus).find("reporting security incidents", top=5)
+    quotes = [(c.path, c.quote) for c in found]
+    assert quotes[0] == (TRAVEL, "Users are responsible for reporting security incidents.")
+    assert len(quotes) == len(set(quotes)) and not any("|" in q.strip()[-1:] for _, q in quotes)
+    team = QuoteIndex(corpus).find("$1,850", question="team trip spend limit", top=3)
+    assert team[0].quote == "Team | $1,850" and team[0].contains_answer  # the row, as the table renders it
+    assert locate_quote(team[0].quote, corpus.by_path()[TRAVEL].text) is not None
+
+
 def test_golden_quote__unknown_doc__one_line_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(
         capsys, "golden", "quote", "30 days", "--doc", "time-of.md", "--corpus", str(HANDBOOK_EXCERPT)
