@@ -163,6 +163,8 @@ def cmd_golden_import(args: argparse.Namespace) -> int:
         propose=_proposer(corpus),
         answer=_answerer_proposals(args, corpus) if args.propose_answers else None,
     )
+    for warning in imported.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     version = args.version or imported.version
     out = args.out if args.out.suffix == ".jsonl" else args.out / "golden.jsonl"
     write_cases(out, imported.cases, version=version)

@@ -186,14 +186,30 @@ def test_golden_import__curation_guide_format__loads_with_document_level_support
         },
         {"id": "gs-0003", "input": "Who founded the company?", "expected": "", "contexts": []},
         {"id": "gs-0004", "input": "How many days of rest are we encouraged to take?", "expected": "30 days"},
+        # Held-out check: an answer written blind, under a document that does not say it.
+        {
+            "id": "gs-0005",
+            "input": "How long is parental leave?",
+            "expected": "16 weeks",
+            "contexts": [TIME_OFF],
+        },
     ]
     write_rows(source, guide)
     out = tmp_path / "set"
     code, err = import_curation(capsys, source, out, handbook)
     assert code == 0, err
+    warned = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert [w.split(": its contexts")[0] for w in warned] == [
+        f"warning: {source}:1: case gs-0001",  # a paraphrase of the section: said, and written as it is
+        f"warning: {source}:5: case gs-0005",
+    ]
+    assert warned[1] == (
+        f"warning: {source}:5: case gs-0005: its contexts do not contain the expected answer as written (a "
+        "paraphrase is judged, never matched); `cairn golden quote '16 weeks'` lists the passages that say it"
+    )
     golden = load_golden(out)
     assert golden.version == "2026.04"
-    first, second, third = golden.cases
+    first, second, third, _ = golden.cases
     (no_contexts,) = golden.inactive  # an answer without contexts: a draft with retrieval's proposal
     assert no_contexts.status == "draft" and no_contexts.support[0].doc == TIME_OFF
     assert "30 days" in (no_contexts.support[0].quote or "")
