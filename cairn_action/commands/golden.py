@@ -184,7 +184,9 @@ def cmd_golden_import(args: argparse.Namespace) -> int:
 
 
 def _edit(args: argparse.Namespace, verb: str) -> int:
+    from cairn_action.commands.evaluate import measured_sets
     from cairn_action.golden.edit import replace_cases
+    from cairn_action.golden.history import unbumped_version
     from cairn_action.golden.load import load_golden
     from cairn_action.golden.review import accept, confirm
 
@@ -196,7 +198,10 @@ def _edit(args: argparse.Namespace, verb: str) -> int:
         changed = confirm(golden, args.ids, corpus, by=args.by)
     path = replace_cases(golden.path, changed)
     print(f"{verb}ed {len(changed)} case(s) in {path}: {', '.join(changed)}")
-    print("the golden set changed: bump golden.version before its next report is compared")
+    # Said only when a committed report measured this version (held-out check: a set no report has
+    # measured yet was told to bump its version after every accept).
+    for warning in unbumped_version(load_golden(golden_path), measured_sets(golden_path)):
+        print(f"warning: {warning}")
     return ExitCode.PASS
 
 

@@ -431,6 +431,34 @@ def test_golden_import__curation_section_no_heading_has__names_the_headings_and_
     assert "(did you mean 'reason-for-the-policy'?)" in import_curation(capsys, source, out, handbook)[1]
 
 
+def test_golden_confirm__version_bump_said_only_when_a_report_measured_this_version(
+    capsys: pytest.CaptureFixture[str], handbook: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    golden = project / "golden"
+    golden.mkdir(parents=True)
+    case = {
+        "id": "c1",
+        "question": "Q?",
+        "expected_answer": "30 days",
+        "tags": ["safety"],
+        "annotator": "alice",
+    }
+    case["support"] = [{"doc": TIME_OFF, "quote": "minimum of 30 days total paid time off"}]
+    write_rows(golden / "golden.jsonl", [case])
+    (golden / "golden.version").write_text("1\n", encoding="utf-8")
+    confirm = ["golden", "confirm", "c1", "--by", "bob", "--golden", str(golden), "--corpus", str(handbook)]
+    code, out, _ = run(capsys, *confirm)
+    assert code == 0 and "bump" not in out  # no report has measured this set: nothing to compare yet
+    latest = project / "reports" / "latest"
+    latest.mkdir(parents=True)
+    report = {"golden_version": "1", "notes": {"golden_hash": "sha256:0123456789abcdef"}}
+    (latest / "default.json").write_text(json.dumps(report), encoding="utf-8")
+    code, out, _ = run(capsys, *confirm)
+    assert code == 0
+    assert f"warning: {golden / 'golden.jsonl'}: the content changed since {latest / 'default.json'}" in out
+
+
 def test_golden_accept__answerable_draft_without_answer__exit_2_and_file_unchanged(
     capsys: pytest.CaptureFixture[str], handbook: Path, tmp_path: Path
 ) -> None:
