@@ -144,11 +144,18 @@ def _add_golden_life(golden: argparse._SubParsersAction) -> None:  # type: ignor
         "agree",
         help="agreement between two annotators' golden sets: kappa, and the cases to reconcile",
         description="Compare two annotators' labels of the same cases (by id): agreement and Cohen's kappa "
-        "on answerability, agreement on expected answers (exact match's normalisation, then the lexical "
-        "judge), and the disagreements to reconcile; below 90 %% the task definition is ambiguous.",
+        "on answerability, agreement on expected answers (exact match's normalisation, then the config's "
+        'judge: lexical by default, the LLM judge where [judge] name = "llm"), and the disagreements to '
+        "reconcile; below 90 %% the task definition is ambiguous. The report says which judge decided.",
     )
     agr.add_argument("a", type=Path, metavar="A", help="the first annotator's golden.jsonl (or its folder)")
     agr.add_argument("b", type=Path, metavar="B", help="the second annotator's golden.jsonl (or its folder)")
+    agr.add_argument(
+        "--config",
+        type=Path,
+        help="the config whose [judge] decides answers exact match does not (default: cairn.toml if "
+        "present, else the lexical judge)",
+    )
     agr.set_defaults(handler=_lazy("golden", "cmd_golden_agree"))
 
     sea = golden.add_parser(
@@ -463,7 +470,9 @@ def build_parser() -> argparse.ArgumentParser:
         "release's tag, compares each critical tag's recall with the last stamped release, and writes the "
         "accuracy stamp into the release notes. A fall (or a tag never evaluated) puts the release back to "
         "draft and exits 1, unless someone with write access or above gives a reason (--reason, or a "
-        "`cairn-override: <reason>` line in the notes). The token comes from $GITHUB_TOKEN.",
+        "`cairn-override: <reason>` line in the notes). A stamped release gets the served stamp as two "
+        "assets, cairn-stamp-<config>.json and .txt (what `cairn stamp` prints). The token comes from "
+        "$GITHUB_TOKEN.",
     )
     rel.add_argument("--repo", help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     rel.add_argument("--tag", help="the release's tag (drafts are found too)")

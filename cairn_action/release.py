@@ -40,6 +40,7 @@ from cairn_action.golden.load import GOLDEN_FILE, VERSION_FILE, hash_version
 from cairn_action.golden.sealed import KEY_FILE, QUESTIONS_FILE, pair_hash
 from cairn_action.render.stamp import render_stamp, stamp_notes
 from cairn_action.report.models import Report
+from cairn_action.report.served import ServedStamp, from_stamp, stamp_json
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,6 +64,8 @@ class ReleaseRequest:
     default_branch: str | None = None
     """Where merged reports (and their overrides) live; None asks GitHub for the default branch."""
     override_prefix: str = "cairn-override"
+    commit: str | None = None
+    """The commit the release's tag names, for the served stamp (the Action's GITHUB_SHA)."""
 
 
 class ReleaseLog(Protocol):
@@ -291,6 +294,42 @@ def _log(workflow: ReleaseLog, tag: str, decision: ReleaseDecision) -> None:
         workflow.info(f"note: {note}")
 
 
+def asset_names(config_name: str) -> tuple[str, str]:
+    """The release assets a config's served stamp travels as: its JSON (`load_served_stamp` reads it)
+    and its one line."""
+    return f"cairn-stamp-{config_name}.json", f"cairn-stamp-{config_name}.txt"
+
+
+def _travel(
+    gateway: ReleaseGateway,
+    release: ReleaseInfo,
+    decision: ReleaseDecision,
+    *,
+    commit: str | None,
+    present: set[str],
+    rewrite: bool,
+) -> ServedStamp | None:
+    """Attach the served stamp to the release as its two assets (the release gate spec: the stamp
+    travels with the served system); a refused config's assets are removed, so a draft never carries
+    an earlier run's claim. Unchanged notes mean an unchanged stamp, so a rerun writes only what is
+    missing. The served stamp, or None when refused."""
+    names = asset_names(decision.stamp.config_name)
+    if decision.status == "refused":
+        for name in names:
+            if name in present:
+                gateway.remove_asset(release.id, name)
+        return None
+    served = from_stamp(decision.stamp, commit=commit)
+    contents = (
+        (stamp_json(served).encode(), "application/json"),
+        ((served.line() + "\n").encode(), "text/plain"),
+    )
+    for name, (data, content_type) in zip(names, contents, strict=True):
+        if rewrite or name not in present:
+            gateway.put_asset(release.id, name=name, data=data, content_type=content_type)
+    return served
+
+
 def run_release(
     request: ReleaseRequest, *, gateway: ReleaseGateway, workflow: ReleaseLog, now: Callable[[], str]
 ) -> int:
@@ -318,8 +357,18 @@ def run_release(
     draft = worst.status == "refused"
     if body != release.body or draft != release.draft:
         gateway.update_release(release.id, body=body, draft=draft, prerelease=release.prerelease)
+    present = set(gateway.asset_names(release.id))
+    rewrite = body != release.body or draft != release.draft
+    served = [
+        _travel(gateway, release, d, commit=request.commit, present=present, rewrite=rewrite)
+        for d in decisions
+    ]
     workflow.set_output("verdict", _VERDICT[worst.status])
     workflow.set_output("release-status", worst.status)
+    # The first config's, like the other per-config outputs; empty when it was refused.
+    first = served[0]
+    workflow.set_output("stamp", first.line() if first is not None else "")
+    workflow.set_output("stamp-json", first.model_dump_json() if first is not None else "")
     for decision in decisions:
         workflow.add_summary(render_stamp(decision.stamp, override_prefix=request.override_prefix))
         _log(workflow, release.tag, decision)
@@ -345,6 +394,7 @@ def run_release_mode(rt: Runtime, payload: Mapping[str, Any]) -> int:
         reports_dir=rt.repo_path(REPORTS_DIR),
         default_branch=rt.context.default_branch,
         override_prefix=rt.inputs.override_label,
+        commit=rt.context.sha or None,
     )
     return run_release(
         request,

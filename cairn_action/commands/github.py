@@ -53,6 +53,7 @@ def cmd_release_stamp(args: argparse.Namespace) -> int:
         reports_dir=args.reports_dir,
         default_branch=args.branch,
         override_prefix=args.override_prefix,
+        commit=os.environ.get("GITHUB_SHA") or None,
     )
     gateway = PyGithubReleases(connect(token, api_url), repository)
     return run_release(

@@ -163,6 +163,8 @@ def cmd_golden_import(args: argparse.Namespace) -> int:
         propose=_proposer(corpus),
         answer=_answerer_proposals(args, corpus) if args.propose_answers else None,
     )
+    for warning in imported.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     version = args.version or imported.version
     out = args.out if args.out.suffix == ".jsonl" else args.out / "golden.jsonl"
     write_cases(out, imported.cases, version=version)
@@ -182,7 +184,9 @@ def cmd_golden_import(args: argparse.Namespace) -> int:
 
 
 def _edit(args: argparse.Namespace, verb: str) -> int:
+    from cairn_action.commands.evaluate import measured_sets
     from cairn_action.golden.edit import replace_cases
+    from cairn_action.golden.history import unbumped_version
     from cairn_action.golden.load import load_golden
     from cairn_action.golden.review import accept, confirm
 
@@ -199,7 +203,10 @@ def _edit(args: argparse.Namespace, verb: str) -> int:
         changed = confirm(golden, args.ids, corpus, by=args.by)
     path = replace_cases(golden.path, changed)
     print(f"{verb}ed {len(changed)} case(s) in {path}: {', '.join(changed)}")
-    print("the golden set changed: bump golden.version before its next report is compared")
+    # Said only when a committed report measured this version (held-out check: a set no report has
+    # measured yet was told to bump its version after every accept).
+    for warning in unbumped_version(load_golden(golden_path), measured_sets(golden_path)):
+        print(f"warning: {warning}")
     return ExitCode.PASS
 
 
@@ -236,17 +243,46 @@ def cmd_golden_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_golden_agree(args: argparse.Namespace) -> int:
+    """The configured judge (`[judge]` of --config, else cairn.toml, else the lexical default) decides the
+    answers exact match's normalisation does not; an LLM judge's calls go through the run's cache."""
+    import os
+    import time
+
+    from cairn_action.config import load_config
     from cairn_action.golden.agreement import agreement, format_agreement
     from cairn_action.golden.load import load_golden
-    from cairn_action.run.judge import LexicalJudge
+    from cairn_action.golden.models import GoldenCase
+    from cairn_action.providers.services import ProviderServices
+    from cairn_action.run.cache import ResultCache
+    from cairn_action.run.evaluation import create_judge
+    from cairn_action.run.graded import judge_answer
 
-    lexical = LexicalJudge()
-    result = agreement(load_golden(args.a), load_golden(args.b), lambda c, a: lexical.judge(c, a).correct)
+    first, second = load_golden(args.a), load_golden(args.b)  # bad input is refused before any call
+    loaded = load_config(args.config)
+    services = ProviderServices.from_config(
+        loaded.config, env=dict(os.environ), warn=lambda m: print(f"warning: {m}", file=sys.stderr)
+    )
+    judge = create_judge(loaded, dict(os.environ), services)
+    cache = ResultCache(loaded.cache_dir)
+    failures: list[str] = []
+
+    def verdict(case: GoldenCase, answer: str) -> bool | None:
+        judged = judge_answer(judge, cache, case, answer, time.perf_counter, sample=0)  # type: ignore[arg-type]
+        if judged.error is not None or judged.verdict is None:
+            failures.append(f"{case.id}: {judged.error}")
+            return None
+        return judged.verdict.correct
+
+    result = agreement(first, second, verdict)
     if result.shared == 0:
         raise DataError(
             f"{args.a} and {args.b} share no case id", "both annotators label the same cases, by the same ids"
         )
-    print(format_agreement(result, str(args.a), str(args.b)))
+    label = getattr(judge, "label", loaded.config.judge.name)
+    name = "the lexical judge" if loaded.config.judge.name == "lexical" else f"the LLM judge ({label})"
+    for failure in failures[:5]:
+        print(f"warning: the judge failed on {failure}", file=sys.stderr)
+    print(format_agreement(result, str(args.a), str(args.b), judge_name=name))
     return ExitCode.PASS
 
 

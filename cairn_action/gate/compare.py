@@ -11,6 +11,7 @@ from cairn_action.gate.config_diff import config_changes
 from cairn_action.gate.models import (
     CaseChange,
     CaseRef,
+    ChangedDocumentCase,
     Comparison,
     MetricDelta,
     Refusal,
@@ -354,6 +355,17 @@ def compare(
         removed=[r for r in refs(baseline.per_case, after_by_id) if r.right is not None],
         errored=refs(errored, {}),
         not_compared=not_compared,
+        changed_documents=[
+            ChangedDocumentCase(
+                case_id=c.case_id,
+                question=c.question,
+                tags=list(c.tags),
+                critical=_is_critical(c.tags, critical_tags),
+                documents=list(c.changed_documents),
+            )
+            for c in candidate.per_case
+            if c.status == "stale" and c.changed_documents
+        ],
         metrics=[_metric_delta(spec, baseline, candidate, same_env) for spec in METRICS],
         tags=tags,
         guarantee_before=baseline.abstention.guarantee_met,

@@ -130,6 +130,16 @@ class CaseRef(_Model):
     """How it fared in the report that has it."""
 
 
+class ChangedDocumentCase(_Model):
+    """A candidate case left out because a document its label rests on changed since it was labelled."""
+
+    case_id: str
+    question: str
+    tags: list[str]
+    critical: bool
+    documents: list[str]
+
+
 class MetricDelta(_Model):
     """One metric in both reports, compared in its spec's direction."""
 
@@ -226,6 +236,9 @@ class Comparison(_Model):
     removed: list[CaseRef] = Field(default_factory=list)
     not_compared: list[str] = Field(default_factory=list)
     """Shared cases stale in either report: left out of the diff and the tests."""
+    changed_documents: list[ChangedDocumentCase] = Field(default_factory=list)
+    """Addition: the candidate's cases stale because their document changed (not a vanished quote),
+    with the documents: each needs someone to read the passage again (`cairn golden confirm`)."""
     metrics: list[MetricDelta] = Field(default_factory=list)
     tags: list[TagDelta] = Field(default_factory=list)
     guarantee_before: bool | None = None

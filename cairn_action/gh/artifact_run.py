@@ -102,13 +102,15 @@ def artifact_evaluator(
             corpus = sample_corpus(loaded, workdir, scratch) or loaded.corpus_dir
             check_identity(loaded, header, corpus, artifact)
             judge = TrustedJudge(config=trusted.config or Config(), where=trusted.where)
+            cache_dir = scratch.root / JUDGE_CACHE
             run = judge_run(
                 loaded,
                 artifact,
                 judge,
                 env=env,
-                cache_dir=scratch.root / JUDGE_CACHE,
+                cache_dir=cache_dir,
                 workflow=workflow,
+                left_out=trusted.left_out,
                 corpus_dir=corpus,
             )
             return finish(

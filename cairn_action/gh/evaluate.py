@@ -34,6 +34,7 @@ from cairn_action.report.io import read_report
 from cairn_action.report.models import Report
 from cairn_action.report.pipeline import LoadedRun, report_from_run
 from cairn_action.run.artifact import read_artifact, write_artifact
+from cairn_action.run.models import CaseRecord
 
 EVAL_SPLIT = "eval"
 """The split `cairn eval` measures by default, so the Action's reports compare with hand-made ones."""
@@ -251,6 +252,28 @@ def answerer_is_deterministic(loaded: LoadedConfig) -> bool:
     return loaded.config.target is None and loaded.config.provider.name == "stub"
 
 
+def leave_out(records: Sequence[CaseRecord], reasons: Mapping[str, str]) -> list[CaseRecord]:
+    """Each record of a case in `reasons` as the run records a stale case (status and why), keeping only
+    what its calls cost: the answer is not evidence, but the money was spent."""
+    return [
+        CaseRecord(
+            case_id=r.case_id,
+            sample=r.sample,
+            golden_line=r.golden_line,
+            answerable=r.answerable,
+            status="stale",
+            error=reasons[r.case_id],
+            calls=r.calls,
+            usage=r.usage,
+            cost_usd=r.cost_usd,
+            latency_ms=r.latency_ms,
+        )
+        if r.case_id in reasons
+        else r
+        for r in records
+    ]
+
+
 def judge_run(
     loaded: LoadedConfig,
     artifact: Path,
@@ -259,11 +282,13 @@ def judge_run(
     env: Mapping[str, str],
     cache_dir: Path,
     workflow: Workflow,
+    left_out: Mapping[str, str],
     corpus_dir: Path | None = None,
 ) -> LoadedRun:
     """The artifact's records with every answer judged here by `judge`, and a header that says so (the
-    judge's label; `deterministic` known here, never taken from the artifact). A sealed set's run gets its
-    support located here first (run/sealed.py), in `corpus_dir` (default: the config's corpus)."""
+    judge's label; `deterministic` known here, never taken from the artifact); the `left_out` cases'
+    records made stale first (never judged, never scored). A sealed set's run gets its support located
+    here first (run/sealed.py), in `corpus_dir` (default: the config's corpus)."""
     from cairn_action.golden.load import load_golden
 
     found = read_artifact(artifact)
@@ -277,7 +302,7 @@ def judge_run(
         records = locate_sealed(records, golden, corpus, loaded.config.gate.critical_tags)
     records, label = judge_records(
         judge,
-        records,
+        leave_out(records, left_out),
         golden.by_id(),
         env=env,
         cache_dir=cache_dir,
@@ -341,15 +366,17 @@ def evaluator(
             )
 
         def judged(
-            loaded: LoadedConfig, artifact: Path, judge: TrustedJudge, corpus: Path | None
+            loaded: LoadedConfig, artifact: Path, judge: TrustedJudge, trusted: Trusted, corpus: Path | None
         ) -> LoadedRun:
+            cache_dir = scratch.root / JUDGE_CACHE
             return judge_run(
                 loaded,
                 artifact,
                 judge,
                 env=env,
-                cache_dir=scratch.root / JUDGE_CACHE,
+                cache_dir=cache_dir,
                 workflow=workflow,
+                left_out=trusted.left_out,
                 corpus_dir=corpus,
             )
 
@@ -380,7 +407,7 @@ def evaluator(
                 copy.chmod(0o644)
                 first = [*argv, "--baseline", str(copy)]
             child_run(loaded, first, artifact)
-            run = judged(loaded, artifact, judge, corpus)
+            run = judged(loaded, artifact, judge, trusted, corpus)
             created = now().strftime("%Y-%m-%dT%H:%M:%SZ")
             if base is not None and not run.header.deterministic:
                 # The child chose its re-asks from placeholder verdicts; the trusted judge's may differ,
@@ -391,14 +418,14 @@ def evaluator(
                     plan.write_text(json.dumps(wanted), encoding="utf-8")
                     plan.chmod(0o644)
                     child_run(loaded, [*argv, "--confirm-plan", str(plan)], artifact)
-                    run = judged(loaded, artifact, judge, corpus)
+                    run = judged(loaded, artifact, judge, trusted, corpus)
                 # Known-flaky changed cases (samples split, still differing) get more samples (issue 23).
                 more = _flaky_round(loaded, run, base, created)
                 if more:
                     plan.write_text(json.dumps(more), encoding="utf-8")
                     plan.chmod(0o644)
                     child_run(loaded, [*argv, "--confirm-plan", str(plan)], artifact)
-                    run = judged(loaded, artifact, judge, corpus)
+                    run = judged(loaded, artifact, judge, trusted, corpus)
             return finish(
                 loaded,
                 run,

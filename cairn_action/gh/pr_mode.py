@@ -203,13 +203,14 @@ def gate_config(
     )
     names = GatedName(file=file, head_name=loaded.config.name, base_name=at_base.name)
     base_cfg = at_base.config
-    trusted = Trusted(config=base_cfg, where=f"{file} at {pull.base_sha[:12]}")
-    preface = touched_block(touched(changed, *exam_paths(loaded.config, file))) + judge_block(trusted, loaded)
     # Which tags are critical is the base branch's word (the trusted config), not the pull request's.
     critical = (base_cfg or loaded.config).gate.critical_tags
-    preface += critical_review(
+    review = critical_review(
         rt, loaded, file, base_sha=pull.base_sha, author=pull.author, changed=changed, critical_tags=critical
     )
+    trusted = Trusted(config=base_cfg, where=f"{file} at {pull.base_sha[:12]}", left_out=review.left_out)
+    preface = touched_block(touched(changed, *exam_paths(loaded.config, file))) + judge_block(trusted, loaded)
+    preface += review.lines
     subject = Subject(
         number=pull.number,
         head_sha=pull.head_sha,

@@ -10,6 +10,7 @@ draft, so a draft is looked up by id or in the list; PyGithub's `update_release`
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -58,6 +59,16 @@ class ReleaseGateway(Protocol):
         ...
 
     def update_release(self, release_id: int, *, body: str, draft: bool, prerelease: bool) -> ReleaseInfo: ...
+
+    def put_asset(self, release_id: int, *, name: str, data: bytes, content_type: str) -> str:
+        """Attach `data` as the release's asset `name`, replacing one of that name; its download URL."""
+        ...
+
+    def remove_asset(self, release_id: int, name: str) -> bool:
+        """Delete the release's asset `name`; False when it had none."""
+        ...
+
+    def asset_names(self, release_id: int) -> list[str]: ...
 
     def file_at(self, path: str, ref: str) -> bytes | None: ...
 
@@ -118,6 +129,34 @@ class PyGithubReleases(PyGithubGateway):
             return _from_json(data)
 
         return retrying(patch, f"update the notes of release {release_id}", sleep=self._sleep)
+
+    def _assets_named(self, release_id: int, name: str) -> tuple[Any, list[Any]]:
+        release = guard(lambda: self._repo.get_release(release_id), f"read release {release_id}")
+        found = guard(lambda: [a for a in release.get_assets() if a.name == name], "list the release assets")
+        return release, found
+
+    def asset_names(self, release_id: int) -> list[str]:
+        release = guard(lambda: self._repo.get_release(release_id), f"read release {release_id}")
+        return guard(lambda: [a.name for a in release.get_assets()], "list the release assets")
+
+    def remove_asset(self, release_id: int, name: str) -> bool:
+        _, found = self._assets_named(release_id, name)
+        for asset in found:
+            retrying(asset.delete_asset, f"delete the release asset {name}", sleep=self._sleep)
+        return bool(found)
+
+    def put_asset(self, release_id: int, *, name: str, data: bytes, content_type: str) -> str:
+        # GitHub refuses a second asset of the same name (422 already_exists), so a re-run (a dispatch
+        # over a refused draft) deletes the old one first.
+        release, found = self._assets_named(release_id, name)
+        for asset in found:
+            retrying(asset.delete_asset, f"delete the old release asset {name}", sleep=self._sleep)
+
+        def upload() -> str:
+            asset = release.upload_asset_from_memory(io.BytesIO(data), len(data), name, content_type)
+            return str(asset.browser_download_url or "")
+
+        return retrying(upload, f"upload the release asset {name}", sleep=self._sleep)
 
     def file_at(self, path: str, ref: str) -> bytes | None:
         return self._file_at(path, ref, shown=ref)  # a branch name: shown whole

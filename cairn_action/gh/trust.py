@@ -56,6 +56,9 @@ class Trusted:
     config: Config | None
     where: str
     """Where it was read, for messages: `cairn.toml at 1a2b3c4d5e6f`."""
+    left_out: Mapping[str, str] = field(default_factory=dict)
+    """Case id -> why this process leaves it out of the scores whatever the run recorded (a critical case
+    confirmed only by the pull request's author: gh/golden_review.py)."""
 
 
 def is_reserved(name: str) -> bool:

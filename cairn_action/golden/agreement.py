@@ -5,8 +5,9 @@ under 90% means your task definition is ambiguous." Cases are matched by id. On 
 - answerability: raw agreement and Cohen's kappa (agreement beyond what the two annotators' own rates
   of "answerable" would give by chance; Cohen 1960, kappa = (p_o - p_e) / (1 - p_e));
 - expected answers, on the cases both call answerable: the same as exact match (SQuAD normalisation,
-  any of either side's variants), else the same by the lexical judge (one answer contains the other, or
-  token F1 over its threshold with every number present: "14 days" and "within 14 days");
+  any of either side's variants), else the same by the configured judge: the lexical one (one answer
+  contains the other, or token F1 over its threshold with every number present: "14 days" and "within 14
+  days"), or the LLM judge where `[judge] name = "llm"`, each answer graded against the other side's case;
 - the agreement rate: cases where both hold (answerability, and the answer when answerable).
 """
 
@@ -19,7 +20,8 @@ from cairn_action.golden.models import GoldenCase, GoldenSet
 from cairn_action.squad import normalize_answer
 
 Judge = Callable[[GoldenCase, str], bool | None]
-"""(case, answer) -> the judge's verdict on `answer` for `case` (the lexical judge's `correct`)."""
+"""(case, answer) -> the judge's verdict on `answer` for `case`; None when it could not decide (an LLM
+judge's call failed), which is no agreement and is counted apart."""
 
 AMBIGUOUS_BELOW = 0.9
 
@@ -43,6 +45,8 @@ class Agreement:
     both_answerable: int
     answers_exact: int
     answers_by_judge: int
+    judge_undecided: int
+    """Answer pairs the judge could not decide (counted as disagreements, and said)."""
     agree: int
     disagreements: tuple[Disagreement, ...]
 
@@ -69,11 +73,16 @@ def _same_exact(a: GoldenCase, b: GoldenCase) -> bool:
     return any(normalize_answer(g) in left for g in b.golds)
 
 
-def _same_by_judge(a: GoldenCase, b: GoldenCase, judge: Judge) -> bool:
-    return bool(
-        (a.expected_answer and judge(b, a.expected_answer))
-        or (b.expected_answer and judge(a, b.expected_answer))
-    )
+def _same_by_judge(a: GoldenCase, b: GoldenCase, judge: Judge) -> bool | None:
+    """Either answer judged right for the other annotator's case; None when the judge decided neither."""
+    verdicts = []
+    for case, answer in ((b, a.expected_answer), (a, b.expected_answer)):
+        if answer:
+            verdict = judge(case, answer)
+            if verdict:
+                return True
+            verdicts.append(verdict)
+    return None if verdicts and all(v is None for v in verdicts) else False
 
 
 def agreement(first: GoldenSet, second: GoldenSet, judge: Judge) -> Agreement:
@@ -83,7 +92,7 @@ def agreement(first: GoldenSet, second: GoldenSet, judge: Judge) -> Agreement:
     shared = [i for i in a_cases if i in b_cases]
     labels_a = [a_cases[i].answerable for i in shared]
     labels_b = [b_cases[i].answerable for i in shared]
-    exact = by_judge = agree = both = 0
+    exact = by_judge = agree = both = undecided = 0
     disagreements: list[Disagreement] = []
     for case_id in shared:
         a, b = a_cases[case_id], b_cases[case_id]
@@ -97,10 +106,13 @@ def agreement(first: GoldenSet, second: GoldenSet, judge: Judge) -> Agreement:
         if _same_exact(a, b):
             exact += 1
             agree += 1
-        elif _same_by_judge(a, b, judge):
+            continue
+        same = _same_by_judge(a, b, judge)
+        if same:
             by_judge += 1
             agree += 1
         else:
+            undecided += same is None
             disagreements.append(
                 Disagreement(case_id, "expected_answer", a.expected_answer or "", b.expected_answer or "")
             )
@@ -113,6 +125,7 @@ def agreement(first: GoldenSet, second: GoldenSet, judge: Judge) -> Agreement:
         both_answerable=both,
         answers_exact=exact,
         answers_by_judge=by_judge,
+        judge_undecided=undecided,
         agree=agree,
         disagreements=tuple(disagreements),
     )
@@ -122,17 +135,25 @@ def _answerable(case: GoldenCase) -> str:
     return "answerable" if case.answerable else "unanswerable"
 
 
-def format_agreement(result: Agreement, a_name: str, b_name: str) -> str:
+def format_agreement(
+    result: Agreement, a_name: str, b_name: str, judge_name: str = "the lexical judge"
+) -> str:
+    """The report; `judge_name` says which judge decided the answers exact match did not."""
     n = result.shared
     kappa = "undefined (one label throughout)" if result.kappa is None else f"{result.kappa:.2f}"
     lines = [
         f"{n} cases labelled by both {a_name} and {b_name}",
         f"answerability: {result.answerability_agree} of {n} agree, Cohen's kappa {kappa}",
         f"expected answers: {result.answers_exact + result.answers_by_judge} of {result.both_answerable} "
-        f"agree ({result.answers_exact} as exact match normalises, {result.answers_by_judge} by the lexical "
-        "judge)",
+        f"agree ({result.answers_exact} as exact match normalises, {result.answers_by_judge} by "
+        f"{judge_name})",
         f"agreement: {result.agree} of {n} ({result.rate:.0%})",
     ]
+    if result.judge_undecided:
+        lines.append(
+            f"the judge could not decide {result.judge_undecided} answer pair(s) (its calls failed): counted "
+            "as disagreements; rerun (answers are cached) or reconcile them by hand"
+        )
     if result.only_a or result.only_b:
         lines.append(
             f"not compared: {len(result.only_a)} only in {a_name}, {len(result.only_b)} only in {b_name}"

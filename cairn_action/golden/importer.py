@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import io
+import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ from cairn_action.errors import DataError
 from cairn_action.files import LIMIT_GOLDEN, JsonProblem, decode_utf8, parse_json, read_bytes
 from cairn_action.golden.load import GoldenProblem, problems_error
 from cairn_action.golden.models import GoldenCase, SupportQuote
+from cairn_action.golden.quotes import visible
 from cairn_action.golden.review import (
     NOTE_KNOWN_VALUE,
     NOTE_NO_CONTEXTS,
@@ -38,8 +40,9 @@ from cairn_action.golden.review import (
     NOTE_PROPOSED,
     with_digests,
 )
-from cairn_action.golden.support import find_document
+from cairn_action.golden.support import find_document, locate_support
 from cairn_action.index.corpus import DOCUMENT_SUFFIXES, Corpus
+from cairn_action.squad import normalize_answer
 
 ImportFormat = Literal["questions", "curation", "values"]
 Proposer = Callable[[str, str | None, str | None], SupportQuote | None]
@@ -93,6 +96,8 @@ class Imported:
     cases: tuple[GoldenCase, ...]
     version: str | None
     """golden.version to write (the curation format's dataset_version), or None."""
+    warnings: tuple[str, ...] = ()
+    """`file:line: ...` for rows written as they are but worth a look (an answer its contexts lack)."""
 
 
 def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -132,12 +137,13 @@ def import_cases(
     cases: list[GoldenCase] = []
     versions: dict[str, int] = {}
     seen: dict[str, int] = {}
+    warnings: list[str] = []
     hint = {"questions": HINT_QUESTIONS, "curation": HINT_CURATION, "values": HINT_VALUES}[fmt]
     shared = _Rows(columns, corpus, prefix, added, annotator, propose, answer)
     for number, row in read_rows(path):
 
-        def problem(message: str, line: int = number) -> None:
-            problems.append(GoldenProblem(str(path), line, message, hint))
+        def problem(message: str, line: int = number, why: str = hint) -> None:
+            problems.append(GoldenProblem(str(path), line, message, why))
 
         try:
             if fmt == "curation":
@@ -149,13 +155,20 @@ def import_cases(
             else:
                 case = _question_case(row, shared, len(cases) + 1)
         except (DataError, ValidationError, ValueError) as exc:
-            problem(_reason(exc))
+            # A corpus problem (no such document, no such section) has a hint of its own.
+            problem(_reason(exc), why=exc.hint if isinstance(exc, DataError) and exc.hint else hint)
             continue
         if case.id in seen:
             problem(f"case {case.id}: duplicate id (first on line {seen[case.id]})")
             continue
         seen[case.id] = number
         cases.append(case)
+        if fmt == "curation" and case.status == "accepted" and case.answerable and not _says_it(case, corpus):
+            warnings.append(
+                f"{path}:{number}: case {case.id}: its contexts do not contain the expected answer as "
+                "written (a paraphrase is judged, never matched); "
+                f"`cairn golden quote {_shell_word(case)}` lists the passages that say it"
+            )
     if len(versions) > 1:
         listed = ", ".join(f"{v} (line {n})" for v, n in versions.items())
         problems.append(GoldenProblem(str(path), None, f"more than one dataset_version: {listed}", hint))
@@ -163,7 +176,32 @@ def import_cases(
         problems.append(GoldenProblem(str(path), None, "no rows to import", hint))
     if problems:
         raise problems_error(problems, str(path))
-    return Imported(cases=tuple(cases), version=next(iter(versions), None))
+    return Imported(cases=tuple(cases), version=next(iter(versions), None), warnings=tuple(warnings))
+
+
+def _says_it(case: GoldenCase, corpus: Corpus) -> bool:
+    """Some support's passage (a section, or a whole document) holds one of the case's answers, as exact
+    match normalises them. Held-out check: an answer written without reading the text, under a document
+    that did not say it, was imported without a word."""
+    wanted = [w for w in (normalize_answer(g).split() for g in case.golds) if w]
+    for support in case.support:
+        doc = find_document(support.doc, corpus)
+        span = locate_support(support, doc)
+        if span is None:
+            continue
+        words = normalize_answer(visible(doc.text[span[0] : span[1]]).text).split()
+        if any(_holds(words, w) for w in wanted):
+            return True
+    return False
+
+
+def _holds(words: list[str], run: list[str]) -> bool:
+    width = len(run)
+    return any(words[i : i + width] == run for i in range(len(words) - width + 1))
+
+
+def _shell_word(case: GoldenCase) -> str:
+    return shlex.quote(case.expected_answer or "")
 
 
 def _reason(exc: Exception) -> str:

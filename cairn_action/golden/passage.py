@@ -56,11 +56,36 @@ def section_span(text: str, name: str) -> tuple[int, int] | None:
     return chosen.start(), end
 
 
+def section_names(text: str) -> list[str]:
+    """The slugs of a document's headings, in order: the names a `#section` can use."""
+    return [slug(h.group(2)) for h in _HEADING.finditer(text)]
+
+
 def passage_span(text: str, start: int, end: int) -> tuple[int, int]:
-    """The paragraph(s) holding [start, end): widened to the blank lines (or the text's ends) around it."""
+    """The paragraph(s) holding [start, end): widened to the blank lines (or the text's ends) around it.
+    A quote in a markdown table's rows is held by those rows alone: a table is one "paragraph", and an
+    edit to another row (another role, another price) does not touch what this label rests on."""
+    rows = _table_rows(text, start, end)
+    if rows is not None:
+        return rows
+    return _paragraph(text, start, end)
+
+
+def _paragraph(text: str, start: int, end: int) -> tuple[int, int]:
     before = [m.end() for m in _BLANK_LINE.finditer(text, 0, start)]
     after = _BLANK_LINE.search(text, end)
     return (before[-1] if before else 0), (after.start() if after else len(text))
+
+
+def _table_rows(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The whole lines holding [start, end) when every one of them is a table row (`| ... |`)."""
+    first = text.rfind("\n", 0, start) + 1
+    last = text.find("\n", max(end - 1, start))
+    last = len(text) if last < 0 else last
+    lines = text[first:last].split("\n")
+    if all(line.lstrip().startswith("|") for line in lines):
+        return first, last
+    return None
 
 
 def digest(text: str) -> str:
@@ -74,3 +99,15 @@ def passage_digest(text: str, start: int, end: int, *, whole: bool) -> str:
     if not whole:
         start, end = passage_span(text, start, end)
     return digest(text[start:end])
+
+
+def digest_holds(recorded: str, text: str, start: int, end: int, *, whole: bool) -> bool:
+    """Whether a recorded digest still describes the passage: today's passage, or (for a quote in a table,
+    recorded before a table row was its own passage) the whole table as it was digested then."""
+    if passage_digest(text, start, end, whole=whole) == recorded:
+        return True
+    return (
+        not whole
+        and _table_rows(text, start, end) is not None
+        and digest(text[slice(*_paragraph(text, start, end))]) == recorded
+    )

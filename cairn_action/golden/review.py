@@ -9,13 +9,14 @@ a confirmation by the case's own annotator.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 
 from cairn_action.errors import DataError
 from cairn_action.golden.load import HINT_ANSWERABLE
 from cairn_action.golden.models import GoldenCase, GoldenSet, SupportQuote
-from cairn_action.golden.passage import passage_digest
-from cairn_action.golden.support import HINT_STALE, find_document, locate_support
+from cairn_action.golden.passage import passage_digest, section_names
+from cairn_action.golden.support import HINT_STALE, find_document, is_critical, locate_support
 from cairn_action.index.corpus import Corpus
 
 HINT_ID = "`cairn golden check` lists the cases; ids are case-sensitive"
@@ -31,6 +32,25 @@ NOTE_KNOWN_VALUE = "known value; the quote is retrieval's proposal: check it"
 NOTE_NO_CONTEXTS = "imported without contexts; the quote (if any) is retrieval's proposal: check it"
 DRAFT_NOTES = (NOTE_PROPOSED, NOTE_NOTHING_FOUND, NOTE_KNOWN_VALUE, NOTE_NO_CONTEXTS)
 """The notes `cairn golden import` gives a draft; accepting it clears them (they describe the draft)."""
+
+
+HINT_SECTION = (
+    "a section is a heading of the document, by its text or its anchor (`doc.md#policy-compliance`), or "
+    "`section-N` for its N-th `##` heading; without `#section` the whole document is the support"
+)
+_HEADINGS_SHOWN = 8
+
+
+def _headings_said(text: str, wanted: str) -> str:
+    """`(did you mean ...?)` or the document's headings, for a section no heading matches."""
+    names = section_names(text)
+    if not names:
+        return " (it has no headings)"
+    close = difflib.get_close_matches(wanted.lower(), names, n=1, cutoff=0.5)
+    if close:
+        return f" (did you mean '{close[0]}'?)"
+    shown = ", ".join(names[:_HEADINGS_SHOWN]) + (" ..." if len(names) > _HEADINGS_SHOWN else "")
+    return f"; its headings: {shown}"
 
 
 def _where(golden: GoldenSet, case_id: str) -> str:
@@ -50,6 +70,12 @@ def with_digests(case: GoldenCase, corpus: Corpus, where: str) -> list[SupportQu
     for index, support in enumerate(case.support):
         doc = find_document(support.doc, corpus)
         span = locate_support(support, doc)
+        if span is None and support.quote is None:
+            raise DataError(
+                f"{where}: support[{index}].section '{support.section}' is not a heading of {doc.path}"
+                + _headings_said(doc.text, support.section or ""),
+                HINT_SECTION,
+            )
         if span is None:
             raise DataError(f"{where}: support[{index}] is not in {doc.path}", HINT_STALE)
         start, end, whole = span
@@ -96,3 +122,41 @@ def confirm(golden: GoldenSet, ids: Sequence[str], corpus: Corpus, *, by: str) -
             update={"confirmed_by": by, "support": with_digests(case, corpus, where)}
         )
     return changed
+
+
+AUTHOR_CONFIRMED_MESSAGE = (
+    "unconfirmed: a critical case whose only confirmation is by the pull request's own author "
+    "(left out of this pull request's scores)"
+)
+
+
+def review_fields_changed(before: GoldenCase | None, after: GoldenCase) -> tuple[bool, bool]:
+    """(labels changed, confirmation changed) from `before` (None: the case is new) to `after`. A
+    support's digest is bookkeeping, not a label; `status` and `confirmed_by` are the review itself."""
+    if before is None:
+        return True, after.confirmed_by is not None
+    a, b = (c.model_dump(exclude={"confirmed_by", "status"}) for c in (before, after))
+    for data in (a, b):
+        data["support"] = [{k: v for k, v in s.items() if k != "digest"} for s in data["support"]]
+    return a != b, before.confirmed_by != after.confirmed_by
+
+
+def confirmed_by_author(
+    base: GoldenSet | None, head: GoldenSet, critical_tags: Sequence[str], author: str
+) -> dict[str, str]:
+    """Case id -> why it is left out of a pull request's scores: a critical case the pull request adds,
+    relabels or confirms whose `confirmed_by` is the pull request's author (anyone can write any name in
+    that field, and the second person cannot be the one asking for the change). A confirmation already on
+    the base branch, of unchanged labels, still counts."""
+    if not author:
+        return {}
+    before = {c.id: c for c in (*base.cases, *base.inactive)} if base is not None else {}
+    out = {}
+    for case in head.cases:
+        if not is_critical(case, critical_tags) or case.confirmed_by is None:
+            continue
+        if case.confirmed_by.strip().casefold() != author.strip().casefold():
+            continue
+        if any(review_fields_changed(before.get(case.id), case)):
+            out[case.id] = AUTHOR_CONFIRMED_MESSAGE
+    return out

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from cairn_action.errors import DataError
 from cairn_action.golden.models import GoldenCase, GoldenSet, ResolvedSupport, SupportQuote
-from cairn_action.golden.passage import passage_digest, section_span
+from cairn_action.golden.passage import digest_holds, section_span
 from cairn_action.golden.quotes import locate_quote, nearest_span
 from cairn_action.index.corpus import Corpus, Document
 
@@ -69,6 +69,8 @@ class SupportResolution:
     """Critical case id -> `file:line: ...` saying why it is not confirmed (left out of scores)."""
     drifted: frozenset[str] = frozenset()
     """Ids of cases stale because of their documents (quote gone or passage changed)."""
+    changed_documents: dict[str, list[str]] = field(default_factory=dict)
+    """Case id -> the documents (corpus-relative paths) whose labelled passage changed (`changed`)."""
 
     def reasons(self) -> dict[str, str]:
         """Case id -> why it is left out, for the cases whose reason is not a missing quote."""
@@ -133,6 +135,7 @@ def resolve_support(
     resolved: dict[str, list[ResolvedSupport]] = {}
     stale: set[str] = set()
     changed: set[str] = set()
+    changed_docs: dict[str, list[str]] = {}
     unconfirmed: dict[str, str] = {}
     review = tracks_review(golden)
     errors: list[str] = []
@@ -162,12 +165,13 @@ def resolve_support(
                 details.append(where + _describe_stale(index, support, doc))
                 continue
             start, end, whole = span
-            if (
-                support.digest is not None
-                and passage_digest(doc.text, start, end, whole=whole) != support.digest
+            if support.digest is not None and not digest_holds(
+                support.digest, doc.text, start, end, whole=whole
             ):
                 stale.add(case.id)
                 changed.add(case.id)
+                if doc.path not in changed_docs.setdefault(case.id, []):
+                    changed_docs[case.id].append(doc.path)
                 details.append(where + _describe_changed(index, support, doc, start))
             located.append(ResolvedSupport(doc_path=doc.path, start=start, end=end, any_chunk=whole))
         resolved[case.id] = located
@@ -186,6 +190,7 @@ def resolve_support(
         changed=frozenset(changed),
         unconfirmed=unconfirmed,
         drifted=frozenset(stale),
+        changed_documents=changed_docs,
     )
 
 

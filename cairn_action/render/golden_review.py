@@ -3,7 +3,8 @@
 The release gate spec: "A label on a safety field needs a second person to confirm it." A pull request that
 adds or relabels a critical case (any `[gate] critical_tags`) says so under the verdict, with the
 confirmation each case carries. A confirmation by the case's own annotator, or by the pull request's own
-author, does not count: the author can write any name in `confirmed_by`, so the reviewer is told to check it.
+author, does not count (the Action leaves the latter out of the pull request's scores); the author can write
+any name in `confirmed_by`, so the reviewer is told to check it.
 Every name and id is untrusted text from the pull request, escaped (no @mention, no markup).
 """
 
@@ -12,50 +13,51 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cairn_action.golden.models import GoldenCase, GoldenSet
+from cairn_action.golden.review import confirmed_by_author, review_fields_changed
 from cairn_action.render.escape import escape_text
 
 MAX_LISTED = 20
-_IGNORED = {"confirmed_by", "status"}
 
 
 def _all(golden: GoldenSet) -> dict[str, GoldenCase]:
     return {c.id: c for c in (*golden.cases, *golden.inactive)}
 
 
-def _relabelled(before: GoldenCase, after: GoldenCase) -> bool:
-    a = before.model_dump(exclude=_IGNORED)
-    b = after.model_dump(exclude=_IGNORED)
-    for data in (a, b):
-        data["support"] = [{k: v for k, v in s.items() if k != "digest"} for s in data["support"]]
-    return a != b
-
-
-def _confirmation(case: GoldenCase, author: str) -> str:
+def _confirmation(case: GoldenCase, author: str, left_out: bool) -> str:
     who = case.confirmed_by
     if who is None:
         return "**not confirmed**: left out of every score until a second person confirms it"
     shown = escape_text(who, limit=60)
     if case.annotator is not None and who == case.annotator:
         return f"confirmed by its own annotator {shown}: **does not count**"
-    if author and who.casefold() == author.casefold():
-        return f"confirmed by {shown}, the pull request's author: **does not count**"
+    if left_out:
+        return (
+            f"confirmed by {shown}, the pull request's author: **does not count**; left out of this pull "
+            "request's scores until someone else confirms it"
+        )
     return f"confirmed by {shown} (check that this person did)"
 
 
 def critical_review_lines(
-    base: GoldenSet | None, head: GoldenSet, critical_tags: Sequence[str], author: str
+    base: GoldenSet | None,
+    head: GoldenSet,
+    critical_tags: Sequence[str],
+    author: str,
 ) -> tuple[str, ...]:
-    """The comment's block (empty when the pull request adds or changes no critical case)."""
+    """The comment's block (empty when the pull request adds, relabels or confirms no critical case)."""
     before = _all(base) if base is not None else {}
+    left_out = confirmed_by_author(base, head, critical_tags, author)
     rows = []
     for case in (*head.cases, *head.inactive):
         if not any(tag in critical_tags for tag in case.tags):
             continue
         old = before.get(case.id)
-        if old is not None and not _relabelled(old, case):
+        relabelled, reconfirmed = review_fields_changed(old, case)
+        if not (relabelled or reconfirmed):
             continue
-        what = "added" if old is None else "changed"
-        rows.append(f"- `{escape_text(case.id, limit=60)}` {what}: {_confirmation(case, author)}")
+        what = "added" if old is None else ("changed" if relabelled else "confirmed")
+        shown = _confirmation(case, author, case.id in left_out)
+        rows.append(f"- `{escape_text(case.id, limit=60)}` {what}: {shown}")
     if not rows:
         return ()
     more = [f"- and {len(rows) - MAX_LISTED} more"] if len(rows) > MAX_LISTED else []

@@ -193,6 +193,26 @@ def case_sections(comparison: Comparison, budget: Budget) -> list[Section]:
     return sections
 
 
+def changed_documents_section(comparison: Comparison, budget: Budget) -> Section | None:
+    """The cases left out because a document their label rests on changed since it was labelled (not a
+    vanished quote: the quote may still be there), with the documents to read again."""
+    stale = sorted(comparison.changed_documents, key=lambda c: (not c.critical, c.case_id))
+    if not stale:
+        return None
+    rows = []
+    for c in stale[: budget.rows]:
+        docs = ", ".join(escape_text(d, limit=80) for d in c.documents[:3])
+        more = f" and {len(c.documents) - 3} more" if len(c.documents) > 3 else ""
+        question = escape_text(c.question, limit=budget.field, empty=NONE)
+        rows.append([case_cell(c.case_id, c.tags, critical=c.critical), question, docs + more])
+    body, omitted = table(("case", "question", "document changed"), rows, len(stale))
+    summary = (
+        f"Stale: the document changed since labelling ({len(stale)}), left out of every score until "
+        "`cairn golden confirm` records the passage again"
+    )
+    return Section(summary=summary, table=body, omitted=omitted)
+
+
 def _share(value: float | None) -> str:
     return NONE if value is None else f"{value * 100:.1f}%"
 

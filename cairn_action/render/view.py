@@ -207,6 +207,8 @@ def build_view(
     critical, critical_omitted = tables.critical_cases(comparison, budget)
     n_critical = len(comparison.critical_losses)
     sections = tables.case_sections(comparison, budget)
+    stale = tables.changed_documents_section(comparison, budget)
+    sections += [stale] if stale else []
     by_tag = tables.tag_section(comparison, budget)
     sections += [by_tag] if by_tag else []
     sections.append(tables.metrics_section(comparison, decision))

@@ -208,6 +208,7 @@ def per_case_row(outcome: CaseOutcome, record: CaseRecord, case: GoldenCase, sam
         error=record.error,
         abstained_by_threshold=outcome.abstained_by_threshold,
         failed_checks=list(outcome.failed_checks),
+        changed_documents=list(record.changed_documents),
         n_claims=outcome.n_claims,
         n_claims_verified=outcome.n_claims_verified,
         tokens=outcome.tokens,

@@ -168,6 +168,9 @@ class PerCase(_Model):
     """Every sample after the first, when there are several."""
     failed_checks: list[str] = Field(default_factory=list)
     """The case's deterministic checks (golden `checks`) the answer failed; any one makes it wrong."""
+    changed_documents: list[str] = Field(default_factory=list)
+    """Addition, stale cases only: the documents whose labelled passage changed since the case was
+    labelled (it is left out until someone confirms it again); empty for a vanished quote."""
     # Additions: what a target's answerer was given, as the target reported it (`used`).
     context_size: int | None = None
     """Passages the target's answerer used; None when Cairn's answerer ran (it sees `notes.top_k`) or the

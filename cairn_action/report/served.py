@@ -8,7 +8,8 @@ line (and `--json` this module's `ServedStamp`); a team's server puts it into it
 
     from cairn_action.report.served import describe_tool, load_served_stamp
 
-    stamp = load_served_stamp("cairn-stamp.json")       # `cairn stamp --json > cairn-stamp.json`
+    # the release asset the release gate attaches (or `cairn stamp --json > cairn-stamp.json`)
+    stamp = load_served_stamp("cairn-stamp-default.json")
     tool = describe_tool({"name": "ask_handbook", "description": "Answers HR questions.",
                           "inputSchema": {"type": "object"}}, stamp)
 

@@ -32,6 +32,9 @@ from cairn_action.squad import normalize_answer
 _BOUNDARY = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z0-9\"'(\[*_`])")
 # What the rendered page does not show at a line's start: heading hashes, list bullets and numbers, quotes.
 _LINE_MARKUP = re.compile(r"^\s*(?:>\s*|[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)*")
+_TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*$")
+"""A table's header rule (`| --- | :-: |`): no text to quote."""
+_CELL = re.compile(r"[^|]+")
 MIN_CHARS = 12
 MAX_CHARS = 600
 
@@ -62,12 +65,41 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
     return bool(needle) and any(haystack[i : i + width] == needle for i in range(len(haystack) - width + 1))
 
 
+def _table_row(line: str, offset: int) -> list[tuple[int, int]]:
+    """A table row as rendered: each cell's sentences (a cell's text, without the pipes around it), and
+    the row's cells together when the row has a fact no cell holds alone (`Team | $1,850`)."""
+    if _TABLE_RULE.match(line):
+        return []
+    inner_start = line.index("|") + 1
+    inner_end = line.rstrip().rstrip("|").rstrip()
+    spans: list[tuple[int, int]] = []
+    for cell in _CELL.finditer(line, inner_start, len(inner_end)):
+        cursor = cell.start()
+        for cut in [*(m for m in _BOUNDARY.finditer(line, cell.start(), cell.end())), None]:
+            stop = cell.end() if cut is None else cut.start()
+            text = line[cursor:stop].strip()
+            if len(text) >= MIN_CHARS:
+                first = cursor + (len(line[cursor:stop]) - len(line[cursor:stop].lstrip()))
+                spans.append((offset + first, offset + first + len(text)))
+            cursor = stop if cut is None else cut.end()
+    whole = line[inner_start : len(inner_end)]
+    first = inner_start + len(whole) - len(whole.lstrip())
+    row = (offset + first, offset + len(inner_end))
+    if row[1] - row[0] >= MIN_CHARS and row not in spans:
+        spans.append(row)
+    return spans
+
+
 def passages(document: Document) -> list[tuple[int, int]]:
     """Raw (start, end) spans of the document's sentences, one line at most each."""
     spans: list[tuple[int, int]] = []
     offset = 0
     for line in document.text.split("\n"):
         if line.lstrip().startswith("#"):  # a heading names a topic; it is never the quote for a fact
+            offset += len(line) + 1
+            continue
+        if line.lstrip().startswith("|"):  # a table row: its cells, never the pipes between them
+            spans += _table_row(line, offset)
             offset += len(line) + 1
             continue
         markup = _LINE_MARKUP.match(line)
@@ -145,7 +177,14 @@ class QuoteIndex:
                 )
             )
         ranked.sort(key=lambda c: (not c.contains_answer, -c.score, -c.answer_tokens, c.path, c.line))
-        return ranked[:top]
+        # The same sentence twice in one document is one quote (`check` locates its first occurrence).
+        seen: set[tuple[str, str]] = set()
+        unique = []
+        for candidate in ranked:
+            if (candidate.path, candidate.quote) not in seen:
+                seen.add((candidate.path, candidate.quote))
+                unique.append(candidate)
+        return unique[:top]
 
 
 def find_quotes(

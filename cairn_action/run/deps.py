@@ -60,3 +60,5 @@ class CaseDeps:
     record_spans: bool = False
     """A sealed golden set's run: each retrieved passage records where it lies (`RetrievedChunk.start`)
     so that the scoring side can locate the support quotes the run never saw."""
+    changed_documents: Mapping[str, list[str]] = field(default_factory=dict)
+    """Case id -> the documents whose labelled passage changed, for the cases stale by it."""

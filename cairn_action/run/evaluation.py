@@ -342,6 +342,7 @@ def run_evaluation(
         support=support.resolved,
         stale=support.stale,
         stale_reasons=support.reasons(),
+        changed_documents=support.changed_documents,
         top_k=config.retrieval.top_k,
         depth=config.retrieval.depth,
         golden_lines=dict(golden.line_of),

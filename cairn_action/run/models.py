@@ -184,6 +184,9 @@ class CaseRecord(_Model):
     error: str | None = None
     raw_output: str | None = None
     """The provider's raw text when it could not be parsed."""
+    changed_documents: list[str] = Field(default_factory=list)
+    """Addition, stale cases only: the documents whose passage this case's label rests on changed since
+    it was labelled (a digest mismatch; a vanished quote is not listed here)."""
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,12 @@ def run_case(case: GoldenCase, deps: CaseDeps, sample: int = 0) -> CaseRecord:
         "answerable": case.answerable,
     }
     if case.id in deps.stale:
-        return CaseRecord(**base, status="stale", error=deps.stale_reasons.get(case.id, STALE_MESSAGE))
+        return CaseRecord(
+            **base,
+            status="stale",
+            error=deps.stale_reasons.get(case.id, STALE_MESSAGE),
+            changed_documents=list(deps.changed_documents.get(case.id, [])),
+        )
     if is_retrieving_target(deps.answerer):  # the user's own system retrieves for itself: run/target_case.py
         return run_target_case(case, deps, base)
 

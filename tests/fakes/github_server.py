@@ -81,6 +81,7 @@ class FakeGitHub:
         self.statuses: list[dict[str, Any]] = []
         self.pull_files: dict[int, list[str]] = {}  # number -> the paths the pull request changes
         self.releases: dict[int, dict[str, Any]] = {}
+        self.assets: dict[int, dict[str, Any]] = {}  # id -> asset (with "release_id" and its "data" bytes)
         self.faults: list[Fault] = []
         self.barriers: list[Barrier] = []
         self.requests: list[Recorded] = []
@@ -322,7 +323,39 @@ class FakeGitHub:
         rel = dict(self.releases[rid])
         rel["url"] = f"{self.url}/repos/{self.full_name}/releases/{rid}"
         rel["html_url"] = f"https://github.example/{self.full_name}/releases/tag/{rel['tag_name']}"
+        rel["assets_url"] = f"{rel['url']}/assets"
+        # GitHub answers with uploads.github.com; here the uploads go to the same loopback server.
+        rel["upload_url"] = f"{rel['url']}/assets{{?name,label}}"
+        rel["assets"] = [self.asset_json(a) for a in self.release_assets(rid)]
         return rel
+
+    def release_assets(self, rid: int) -> list[int]:
+        return sorted(a for a, asset in self.assets.items() if asset["release_id"] == rid)
+
+    def asset_named(self, rid: int, name: str) -> dict[str, Any] | None:
+        """A release's asset by name, with its uploaded bytes under "data" (for assertions)."""
+        return next(
+            (self.assets[a] for a in self.release_assets(rid) if self.assets[a]["name"] == name), None
+        )
+
+    def asset_json(self, aid: int) -> dict[str, Any]:
+        asset = self.assets[aid]
+        tag = self.releases[asset["release_id"]]["tag_name"]
+        return {
+            "id": aid,
+            "url": f"{self.url}/repos/{self.full_name}/releases/assets/{aid}",
+            "browser_download_url": f"https://github.example/{self.full_name}/releases/download/{tag}/"
+            + asset["name"],
+            "name": asset["name"],
+            "label": asset["label"],
+            "state": "uploaded",
+            "content_type": asset["content_type"],
+            "size": len(asset["data"]),
+            "download_count": 0,
+            "created_at": "2026-11-30T12:00:00Z",
+            "updated_at": "2026-11-30T12:00:00Z",
+            "uploader": BOT,
+        }
 
 
 Route = tuple[str, re.Pattern[str], Callable[..., tuple[int, Any]]]
@@ -381,7 +414,14 @@ class _Handler(BaseHTTPRequestHandler):
             match = pattern.fullmatch(path) if verb == method else None
             if match:
                 with fake.lock:
-                    status, payload = func(fake, *match.groups(), body=body, query=parse_qs(parts.query))
+                    status, payload = func(
+                        fake,
+                        *match.groups(),
+                        body=body,
+                        raw=raw,
+                        query=parse_qs(parts.query),
+                        headers=self.headers,
+                    )
                 return self._send(status, payload)
         return self._send(404, {"message": "Not Found", "path": path})
 
@@ -596,6 +636,49 @@ def _edit_release(fake: FakeGitHub, owner: str, repo: str, rid: str, body: Any, 
     return 200, fake.release_json(int(rid))
 
 
+def _list_assets(fake: FakeGitHub, owner: str, repo: str, rid: str, **_: Any) -> tuple[int, Any]:
+    if int(rid) not in fake.releases:
+        return 404, {"message": "Not Found"}
+    return 200, [fake.asset_json(a) for a in fake.release_assets(int(rid))]
+
+
+def _upload_asset(
+    fake: FakeGitHub,
+    owner: str,
+    repo: str,
+    rid: str,
+    raw: bytes,
+    query: dict[str, list[str]],
+    headers: Any,
+    **_: Any,
+) -> tuple[int, Any]:
+    """The uploads endpoint: the body is the file's bytes, the name a query parameter; GitHub refuses a
+    second asset of one name (422 already_exists)."""
+    name = (query.get("name") or [""])[0]
+    if int(rid) not in fake.releases:
+        return 404, {"message": "Not Found"}
+    if not name:
+        return 422, {"message": "Validation Failed", "errors": [{"field": "name", "code": "missing"}]}
+    if fake.asset_named(int(rid), name) is not None:
+        return 422, {
+            "message": "Validation Failed",
+            "errors": [{"resource": "ReleaseAsset", "code": "already_exists", "field": "name"}],
+        }
+    aid = fake.next_id()
+    fake.assets[aid] = {
+        "release_id": int(rid),
+        "name": name,
+        "label": (query.get("label") or [""])[0],
+        "content_type": headers.get("Content-Type") or "application/octet-stream",
+        "data": raw,
+    }
+    return 201, fake.asset_json(aid)
+
+
+def _delete_asset(fake: FakeGitHub, owner: str, repo: str, aid: str, **_: Any) -> tuple[int, Any]:
+    return (204, None) if fake.assets.pop(int(aid), None) is not None else (404, {"message": "Not Found"})
+
+
 def _tree_sha(files: dict[str, bytes]) -> str:
     digest = hashlib.sha1()
     for path in sorted(files):
@@ -715,6 +798,9 @@ def _state(fake: FakeGitHub, **_: Any) -> tuple[int, Any]:
         "labels": fake.labels,
         "statuses": fake.statuses,
         "releases": list(fake.releases.values()),
+        "assets": [
+            {**fake.asset_json(a), "release_id": fake.assets[a]["release_id"]} for a in sorted(fake.assets)
+        ],
         "requests": [{"method": r.method, "path": r.path} for r in fake.requests],
     }
 
@@ -749,6 +835,9 @@ _ROUTES: list[Route] = [
     ("GET", re.compile(_R + r"/releases/(\d+)"), _get_release),
     ("GET", re.compile(_R + r"/releases/tags/(.+)"), _release_by_tag),
     ("PATCH", re.compile(_R + r"/releases/(\d+)"), _edit_release),
+    ("GET", re.compile(_R + r"/releases/(\d+)/assets"), _list_assets),
+    ("POST", re.compile(_R + r"/releases/(\d+)/assets"), _upload_asset),
+    ("DELETE", re.compile(_R + r"/releases/assets/(\d+)"), _delete_asset),
     ("GET", re.compile(r"/_fake/state"), _state),
 ]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from action_sim import CONFIG, LATEST, Sim, Template, build_template, new_sim
@@ -21,17 +22,22 @@ def sim(template: Template, tmp_path: Path, fake_github: FakeGitHub) -> Sim:
     return new_sim(template, tmp_path, fake_github)
 
 
-def test_action__pull_request_adds_and_relabels_safety_cases__listed_with_their_confirmation(
-    sim: Sim,
-) -> None:
+def _base_cases(sim: Sim) -> list[dict[str, Any]]:
+    """The golden set's cases, with the base commit seeded so the contents API knows the base's set."""
     path = sim.workspace / "golden" / "golden.jsonl"
     base = {
         LATEST: sim.template.baseline,
         "cairn.toml": CONFIG.encode(),
         "golden/golden.jsonl": path.read_bytes(),
     }
-    sim.fake.seed_commit(base, sha=sim.base_sha, branch="main")  # the contents API knows the base's set
-    cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    sim.fake.seed_commit(base, sha=sim.base_sha, branch="main")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_action__pull_request_adds_and_relabels_safety_cases__listed_with_their_confirmation(
+    sim: Sim,
+) -> None:
+    cases = _base_cases(sim)
     relabelled = next(c for c in cases if "safety" in c["tags"])
     relabelled.update(expected_answer="5 hours", annotator="maintainer", confirmed_by="contributor")
     added = dict(relabelled, id="saf-new", annotator="contributor", confirmed_by="@reviewer <b>")
@@ -60,3 +66,32 @@ def test_action__golden_set_untouched__no_critical_listing(sim: Sim) -> None:
     sim.run("pull_request", sim.pr_event("opened"))
     [sticky] = sim.sticky()
     assert "adds or changes critical golden cases" not in sticky["body"]
+
+
+def test_action__safety_case_confirmed_only_by_the_pull_requests_author__left_out_of_its_scores(
+    sim: Sim,
+) -> None:
+    cases = _base_cases(sim)
+    scored = {row["case_id"] for row in json.loads(sim.template.baseline)["per_case"]}  # the eval split
+    own, other = [c for c in cases if "safety" in c["tags"] and c["id"] in scored][:2]
+    # The pull request's author writes a confirmation in their own name, and one in a colleague's.
+    own.update(confirmed_by="Contributor")
+    other.update(confirmed_by="reviewer")
+    text = "".join(json.dumps(c) + "\n" for c in cases)
+    sim.open_pull(sim.commit({"golden/golden.jsonl": text}, "confirm two safety cases"))
+
+    result = sim.run("pull_request", sim.pr_event("opened"))
+
+    report = json.loads((sim.workspace / result.outputs["report-path"]).read_text(encoding="utf-8"))
+    rows = {row["case_id"]: row for row in report["per_case"]}
+    assert rows[own["id"]]["status"] == "stale"
+    assert "only confirmation is by the pull request's own author" in rows[own["id"]]["error"]
+    assert rows[other["id"]]["status"] != "stale", "a colleague's confirmation counts"
+    assert report["n_cases"] == sum(row["status"] != "stale" for row in rows.values())
+    [sticky] = sim.sticky()
+    assert (
+        f"`{own['id']}` confirmed: confirmed by Contributor, the pull request's author: **does not count**; "
+        "left out of this pull request's scores" in sticky["body"]
+    )
+    assert f"`{other['id']}` confirmed: confirmed by reviewer (check that this person did)" in sticky["body"]
+    assert f"critical case {own['id']} is confirmed only by the pull request's author" in result.stdout

@@ -16,8 +16,11 @@ from fakes.github_server import FakeGitHub
 from release_builders import release_report
 from release_repo import ReleaseRepo
 
+from cairn_action.release import asset_names
+from cairn_action.report.served import ServedStamp
 from cairn_action.report.stamp import extract_stamp
 
+TAG_SHA = "5f1e2d3c4b5a69788796a5b4c3d2e1f0a9b8c7d6"
 pytestmark = pytest.mark.slow  # a subprocess each, with the Action's real request pacing
 
 
@@ -48,6 +51,7 @@ def _action(fake: FakeGitHub, tmp: Path, event_name: str, payload: dict[str, Any
         "GITHUB_OUTPUT": str(files / "output"),
         "GITHUB_STEP_SUMMARY": str(files / "summary"),
         "GITHUB_RUN_ID": "42",
+        "GITHUB_SHA": TAG_SHA,
         "INPUT_GITHUB-TOKEN": "t0k3n",
         "INPUT_MODE": mode,
     }
@@ -126,3 +130,34 @@ def test_release_action__dispatch_without_a_tag__exit_2(repo: ReleaseRepo, tmp_p
     ran = _action(repo.fake, tmp_path, "workflow_dispatch", payload, mode="release")
     assert ran.code == 2
     assert "::error title=Cairn::workflow_dispatch: the `tag` input is empty" in ran.stdout
+
+
+def _outputs(text: str) -> dict[str, str]:
+    """GITHUB_OUTPUT's `name=value` lines (the one-line values Cairn writes)."""
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+def test_release_action__stamped_then_refused__the_stamp_travels_as_assets_and_outputs_only_when_stamped(
+    repo: ReleaseRepo, tmp_path: Path
+) -> None:
+    rid1 = repo.release("v1.0.0", "First", at="2026-11-01T10:00:00Z")
+    first = _action(repo.fake, tmp_path, "release", _published(rid1, "v1.0.0", "maintainer1"))
+    assert first.code == 0, first.stdout
+    json_name, line_name = asset_names("default")
+    asset = repo.fake.asset_named(rid1, json_name)
+    line = repo.fake.asset_named(rid1, line_name)
+    assert asset is not None and line is not None, repo.fake.assets
+    served = ServedStamp.model_validate_json(asset["data"])
+    assert asset["content_type"] == "application/json"
+    assert (served.release_tag, served.golden_version, served.commit) == ("v1.0.0", "1", TAG_SHA)
+    assert served.safety_recall is not None and served.answer_rate is not None
+    assert line["data"].decode() == served.line() + "\n"
+    outputs = _outputs(first.outputs)
+    assert outputs["stamp"] == served.line()
+    assert ServedStamp.model_validate_json(outputs["stamp-json"]) == served
+
+    rid2 = repo.release("v1.1.0", "Second", at="2026-11-21T10:00:00Z")
+    second = _action(repo.fake, tmp_path, "release", _published(rid2, "v1.1.0", "reader1"))
+    assert second.code == 1, second.stdout
+    assert repo.fake.release_assets(rid2) == []  # a refused release carries no stamp to serve
+    assert _outputs(second.outputs)["stamp"] == "" and _outputs(second.outputs)["stamp-json"] == ""

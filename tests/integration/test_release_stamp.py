@@ -10,6 +10,8 @@ from fakes.github_server import FakeGitHub
 from release_builders import GOLDEN_V2, override, release_report
 from release_repo import ReleaseRepo
 
+from cairn_action.release import asset_names
+from cairn_action.report.served import ServedStamp, describe_tool, load_served_stamp
 from cairn_action.report.stamp import extract_stamp, section_pattern
 
 pytestmark = pytest.mark.slow  # the release workflow end to end against the fake GitHub, per test
@@ -22,6 +24,10 @@ V1_REPORT = release_report(created_at="2026-11-01T09:00:00Z")
 def repo(fake_github: FakeGitHub, tmp_path: Path) -> ReleaseRepo:
     fake_github.roles.update({"maintainer1": "maintain", "reader1": "read", "triager": "triage"})
     return ReleaseRepo(fake_github, tmp_path)
+
+
+def load_served_stamp_bytes(data: bytes) -> ServedStamp:
+    return ServedStamp.model_validate_json(data)
 
 
 def _sections(body: object) -> int:
@@ -138,6 +144,52 @@ def test_release__rerun__exactly_one_section_and_the_author_notes_untouched(repo
     assert again == first, "same inputs, same notes: the rerun changes nothing"
     assert _sections(again) == 1 and again.startswith(AUTHOR)
     assert len(_patches(repo, rid)) == 1, "nothing to write the second time"
+    uploads = [
+        r for r in repo.fake.requests if r.method == "POST" and r.path.endswith(f"/releases/{rid}/assets")
+    ]
+    assert len(uploads) == 2, "the stamp's two assets are written once"
+    assert sorted(repo.fake.asset_named(rid, n)["name"] for n in asset_names("default")) == [  # type: ignore[index]
+        "cairn-stamp-default.json",
+        "cairn-stamp-default.txt",
+    ]
+
+
+def test_release__stamp_asset_deleted_by_hand__the_rerun_puts_it_back(repo: ReleaseRepo) -> None:
+    rid = _stamped_v1(repo)
+    json_name, _ = asset_names("default")
+    before = repo.fake.asset_named(rid, json_name)
+    assert before is not None
+    repo.fake.assets = {k: v for k, v in repo.fake.assets.items() if v["name"] != json_name}
+    assert repo.run(release_id=rid).exit_code == 0
+    again = repo.fake.asset_named(rid, json_name)
+    assert again is not None and again["data"] == before["data"]
+    assert load_served_stamp_bytes(again["data"]).release_tag == "v1.0.0"
+
+
+def test_release__refused_draft_published_over__its_stamp_assets_replaced_not_doubled(
+    repo: ReleaseRepo,
+) -> None:
+    _stamped_v1(repo)
+    repo.tag("v1.1.0", release_report(created_at="2026-11-20T09:00:00Z", safety=0.5))
+    rid = repo.release("v1.1.0", AUTHOR, at="2026-11-21T10:00:00Z")
+    json_name, line_name = asset_names("default")
+    # An earlier run's assets on the release (a stamp made before the report was replaced).
+    repo.fake.assets[999] = {
+        "release_id": rid,
+        "name": json_name,
+        "label": "",
+        "content_type": "x",
+        "data": b"{}",
+    }
+    assert repo.run(release_id=rid).exit_code == 1
+    assert repo.fake.release_assets(rid) == [], "a refused draft carries no stamp to serve"
+    assert "stamp=\n" in repo.runs[-1].outputs
+    run = repo.run(tag="v1.1.0", actor="maintainer1", reason="hotfix", via="workflow_dispatch")
+    assert run.exit_code == 0
+    served = load_served_stamp_bytes(repo.fake.asset_named(rid, json_name)["data"])  # type: ignore[index]
+    assert served.release_tag == "v1.1.0" and served.safety_recall == 0.5
+    assert repo.fake.asset_named(rid, line_name)["data"].decode() == served.line() + "\n"  # type: ignore[index]
+    assert len(repo.fake.release_assets(rid)) == 2
 
 
 def test_release__golden_version_changed__stamp_says_not_comparable(repo: ReleaseRepo) -> None:
@@ -234,3 +286,19 @@ def test_release__unknown_tag__one_line_error(repo: ReleaseRepo) -> None:
 
     with pytest.raises(CairnError, match=r"no release with tag 'v9\.9\.9'"):
         repo.run(tag="v9.9.9")
+
+
+def test_release__stamped__the_json_asset_is_what_a_server_puts_in_its_tool_description(
+    repo: ReleaseRepo, tmp_path: Path
+) -> None:
+    rid = _stamped_v1(repo)
+    json_name, line_name = asset_names("default")
+    downloaded = tmp_path / json_name  # `gh release download v1.0.0 --pattern cairn-stamp-default.json`
+    downloaded.write_bytes(repo.fake.asset_named(rid, json_name)["data"])  # type: ignore[index]
+    tool = describe_tool(
+        {"name": "ask_handbook", "description": "Answers HR questions.", "inputSchema": {}},
+        load_served_stamp(downloaded),
+    )
+    line = repo.fake.asset_named(rid, line_name)["data"].decode().rstrip("\n")  # type: ignore[index]
+    assert line.startswith("Accuracy (Cairn): v1.0.0: golden 1 (")
+    assert tool["description"] == f"Answers HR questions.\n\n{line}"

@@ -187,3 +187,30 @@ def test_render_view__field_missing_from_view__template_fails_loudly() -> None:
     fields = {f.name: getattr(view, f.name) for f in dataclasses.fields(view) if f.name != "footer"}
     with pytest.raises(UndefinedError, match="footer"):
         render_view(SimpleNamespace(**fields))  # type: ignore[arg-type]
+
+
+def test_render__stale_by_a_changed_document__listed_with_the_document_apart_from_a_vanished_quote() -> None:
+    baseline = report("baseline")
+    stale = {
+        "ret-008": ["policies/allergens.md"],  # a safety case whose passage changed
+        "ret-002": ["handbook/leave.md", "handbook/leave-2027.md"],
+        "ret-003": [],  # its quote vanished: stale too, but not listed as a changed document
+    }
+    rows = [
+        row.model_copy(
+            update={
+                "status": "stale",
+                "correct": None,
+                "n_right": None,
+                "changed_documents": stale[row.case_id],
+            }
+        )
+        if row.case_id in stale
+        else row
+        for row in baseline.per_case
+    ]
+    candidate = baseline.model_copy(update={"per_case": rows})
+    body = render_comment(run_gate(baseline, candidate), trend=None)
+    assert_matches_expected("stale_changed_document.md", body)
+    section = body[body.index("<summary>Stale: the document changed") :].split("</details>", 1)[0]
+    assert "ret-003" not in section and "policies/allergens.md" in section
