@@ -253,6 +253,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="a JSON object {case id: total asks}: add samples to the run artifact until each listed case "
         "has been asked that often (the Action's trusted process chooses them after judging)",
     )
+    ev.add_argument(
+        "--ask-plan",
+        type=Path,
+        metavar="FILE",
+        help="with --run-only: ask only the cases of this JSON object {case id: asks}, that often each, "
+        "whatever the split (the Action's contemporaneous control asks the base system this way)",
+    )
     _add_no_progress(ev)
     ev.set_defaults(handler=evaluate.cmd_eval)
 

@@ -205,6 +205,26 @@ def _read_plan(path: Path) -> dict[str, int]:
     return data
 
 
+def _ask_plan_options(loaded: LoadedConfig, plan_file: Path, artifact: Path | None) -> RunOptions:
+    """`--ask-plan`: only the plan's cases, each asked as often as it says (a case the golden set does not
+    have is an error: the plan was written for another set)."""
+    from cairn_action.golden.load import load_golden
+    from cairn_action.run.evaluation import RunOptions
+
+    plan = _read_plan(plan_file)
+    golden = load_golden(loaded.golden_path)
+    missing = sorted(set(plan) - {c.id for c in golden.cases})
+    if missing:
+        raise DataError(
+            f"{plan_file}:1: case {missing[0]} is not in {loaded.golden_path}",
+            "the plan must name cases of the config's golden set",
+        )
+    cases = tuple(c for c in golden.cases if c.id in plan)
+    return RunOptions(
+        split="all", artifact=artifact, sampling="candidate", confirm=plan, cases=cases, stem="control"
+    )
+
+
 def _as_run(outcome: RunOutcome, cwd: Path) -> LoadedRun:
     from cairn_action.run.models import LoadedRun
 
@@ -316,6 +336,7 @@ def _control(
 
     from cairn_action.gate import policy_of
     from cairn_action.gate.confirm import confirmation_plan
+    from cairn_action.gate.control import PROBE_PER_CHANGED, probe_cases
     from cairn_action.golden.load import load_golden
     from cairn_action.report.control import control_report
     from cairn_action.report.io import dumps, read_report, write_text_atomic
@@ -337,24 +358,30 @@ def _control(
     cache = Path(base.cache_dir) / "control" / outcome.path.stem
     base = with_cache_dir(base, cache, cwd)
     golden = load_golden(loaded.golden_path)
-    cases = tuple(c for c in golden.cases if c.id in changed)
     # As many samples as the baseline has (its policy's baseline_samples): the control stands in for the
     # baseline on these cases, and the shift is measured like for like. The candidate's own extra samples
-    # are its evidence, not the control's; this keeps the PR's extra calls under 10 per changed case.
-    plan = {c.id: policy_of(baseline, source=str(baseline_path)).baseline_samples for c in cases}
+    # are its evidence, not the control's. The drift probe (unchanged cases, asked once) measures the
+    # environment where this change cannot have moved it (gate/control.py).
+    plan = {case: policy_of(baseline, source=str(baseline_path)).baseline_samples for case in changed}
+    probe = probe_cases(
+        baseline, exclude=set(changed), size=PROBE_PER_CHANGED * len(changed), seed=outcome.path.stem
+    )
+    plan.update({case: 1 for case in probe})
+    cases = tuple(c for c in golden.cases if c.id in plan)
     artifact = outcome.path.with_name(f"{outcome.path.stem}.control.jsonl")
     control_options = RunOptions(
         split="all", artifact=artifact, sampling="candidate", confirm=plan, cases=cases, stem="control"
     )
     ran = _evaluate(base, control_options, cwd=cwd, no_progress=args.no_progress)
-    report = control_report(baseline, ran.records, golden, created_at=utc_now())
+    report = control_report(baseline, ran.records, golden, created_at=utc_now(), probe=set(probe))
     path = cwd / REPORTS_DIR / "control" / f"{loaded.config.name}-{outcome.path.stem}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, dumps(report), what="the control report")
     note = report.notes.control
     print(
-        f"control: re-asked the base system on {len(cases)} changed case(s) ({note.samples if note else 0} "
-        f"samples, {ran.calls_made()[0]} provider call(s)): {shown(path, cwd)} (cairn gate --control)"
+        f"control: re-asked the base system on {len(changed)} changed case(s) ({note.samples if note else 0} "
+        f"samples) and {len(probe)} unchanged one(s) of the drift probe, {ran.calls_made()[0]} provider "
+        f"call(s): {shown(path, cwd)} (cairn gate --control)"
     )
     return path
 
@@ -396,6 +423,11 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
             "--control needs --baseline: the control re-asks the cases that differ from the baseline",
             "cairn eval --baseline BASELINE --control BASE_CONFIG",
         )
+    if args.ask_plan is not None and not args.run_only:
+        raise CairnError(
+            "--ask-plan asks a chosen few cases and writes no report: it needs --run-only",
+            "cairn eval --run-only --ask-plan PLAN.json --artifact FILE",
+        )
     split = args.split or ("all" if args.run_only else "eval")
     options = RunOptions(
         split=split,
@@ -406,6 +438,8 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
     loaded = with_cache_dir(loaded, args.cache_dir, cwd)
+    if args.ask_plan is not None:
+        options = _ask_plan_options(loaded, args.ask_plan, args.artifact)
     if not args.run_only and options.shard is None:  # the report is written after the paid part
         from cairn_action.report.io import check_reports_dir
 

@@ -3,9 +3,10 @@ overridden. Pure: no files, no clock, no network; the caller reads the reports a
 
 from __future__ import annotations
 
+from cairn_action.errors import ExitCode
 from cairn_action.gate.compare import compare
-from cairn_action.gate.control import check_control, shift_note
-from cairn_action.gate.models import Comparison, Decision, GateResult, Override
+from cairn_action.gate.control import check_control, fallback_note, shift_note
+from cairn_action.gate.models import Comparison, Decision, GateResult, Override, Reason
 from cairn_action.gate.policy import decide, policy_of
 from cairn_action.report.models import Report
 
@@ -27,14 +28,33 @@ def run_gate(
     the candidate is compared with the control, so a shift of the environment is not blamed on it."""
     policy = policy_of(baseline, source=source)
     reference = baseline
+    note = control.notes.control if control is not None else None
     if control is not None:
         check_control(baseline, control, source=control_source)
-        reference = control
+        reference = control if note is not None and note.kind == "base" else baseline
     comparison = compare(
         reference, candidate, critical_tags=policy.critical_tags, critical_max_p=policy.critical_max_p
     )
     decision = decide(comparison, policy, override)
-    if control is not None:
+    if control is None or note is None:
+        return GateResult(decision=decision, comparison=comparison)
+    if note.kind == "base":
         _, sentence = shift_note(baseline, control)
-        decision = decision.model_copy(update={"notes": [sentence, *decision.notes]})
+    else:
+        moved, sentence = fallback_note(baseline, note)
+        if moved and decision.status != "refused":
+            # The base system could not be re-asked, so a block move cannot be told from this pull
+            # request's own doing: nothing is blamed on it (never a regression naming cases), exit 3.
+            return GateResult(
+                decision=Decision(
+                    status="incomplete",
+                    exit_code=ExitCode.INFRASTRUCTURE,
+                    headline="the environment shifted since the baseline",
+                    reasons=[Reason(code="environment_shifted", message=sentence)],
+                    notes=[n for n in decision.notes if "override" not in n],
+                    policy=decision.policy,
+                ),
+                comparison=comparison,
+            )
+    decision = decision.model_copy(update={"notes": [sentence, *decision.notes]})
     return GateResult(decision=decision, comparison=comparison)

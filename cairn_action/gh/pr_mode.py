@@ -144,7 +144,12 @@ def post(
 
 
 def _deliver(
-    rt: Runtime, pull: PullRequestEvent, outcome: Outcome, report: Report | None, explorer: str = ""
+    rt: Runtime,
+    pull: PullRequestEvent,
+    outcome: Outcome,
+    report: Report | None,
+    explorer: str = "",
+    control: Report | None = None,
 ) -> ConfigResult:
     """Write the artifact files, the report and the summary; post where the token allows."""
     folder = rt.results_dir / outcome.name
@@ -158,6 +163,7 @@ def _deliver(
             head_sha=pull.head_sha,
             config_name=outcome.name,
             report=report,
+            control=control,
         )
         paths = write_handoff(
             handoff, rt.results_dir, comment=outcome.comment, decision_json=outcome.decision_json
@@ -257,6 +263,11 @@ def gate_config(
     rt.workflow.info(
         f"baseline for {name}: {base_path} at {pull.base_sha[:12]} (read through the {base.via})"
     )
+    control = None
+    if rt.control is not None:  # the base system re-asked now, or the drift probe (gh/control.py)
+        control = rt.control(
+            loaded, baseline, report, trusted=trusted, base_data=at_base.data, seed=f"{pull.head_sha}:{name}"
+        )
     labeled_now = rt.context.label if rt.context.action == "labeled" else None
     attack = attack_section(rt, pull, loaded)  # None unless `attack: true`
     extra = f"\n{attack.markdown}" if attack else ""
@@ -272,6 +283,7 @@ def gate_config(
         trend=build_trend(_history(rt, name, set(changed)), report),
         preface=preface,
         reserve=len(extra) + len(explorer_link(rt)),
+        control=control,
     )
     log_outcome(rt, outcome)
     explorer = write_explorer(rt, report, result=outcome.result)
@@ -284,7 +296,7 @@ def gate_config(
         # The override label covers the main gate's regression, not a broken attack probe.
         verdict = "refused" if attack.exit_code == ExitCode.USAGE else "regression"
         outcome = replace(outcome, verdict=verdict, exit_code=attack.exit_code, headline=attack.headline)
-    return _deliver(rt, pull, outcome, report, explorer)
+    return _deliver(rt, pull, outcome, report, explorer, control)
 
 
 def judge_block(trusted: Trusted, loaded: LoadedConfig) -> tuple[str, ...]:

@@ -225,6 +225,13 @@ class ExtraSamples(_Model):
     """None when some call's price was unknown."""
 
 
+class ProbeRow(_Model):
+    """Addition: one case of the drift probe (gate/control.py): its answers now, right or wrong."""
+
+    case_id: str
+    now: list[bool] = Field(default_factory=list)
+
+
 class ControlNote(_Model):
     """Addition: this report is a *control*: the baseline with the cases a pull request changed re-asked of
     the base system at the same time as the pull request (`cairn eval --baseline B --control BASE.toml`).
@@ -238,6 +245,14 @@ class ControlNote(_Model):
     cost_usd: float | None = 0.0
     """None when some call's price was unknown."""
     created_at: str = ""
+    kind: Literal["base", "probe"] = "base"
+    """Addition: `base`, the base system re-asked (the rows above are its answers now); `probe`, the base
+    system could not be run, so only the drift probe was asked, of the candidate (no row is replaced)."""
+    why: str = ""
+    """Addition: for `probe`, why the base system could not be run."""
+    probe: list[ProbeRow] = Field(default_factory=list)
+    """Addition: the drift probe, a seeded sample of cases the pull request did not change, asked once
+    (the base system's answers with `base`, the candidate's with `probe`)."""
 
 
 class Notes(_Model):
