@@ -335,8 +335,7 @@ def _control(
     import argparse
 
     from cairn_action.gate import policy_of
-    from cairn_action.gate.confirm import confirmation_plan
-    from cairn_action.gate.control import PROBE_PER_CHANGED, probe_cases
+    from cairn_action.gate.control import changed_cases, probe_cases, probe_size
     from cairn_action.golden.load import load_golden
     from cairn_action.report.control import control_report
     from cairn_action.report.io import dumps, read_report, write_text_atomic
@@ -350,7 +349,7 @@ def _control(
     asked: dict[str, int] = {}
     for record in outcome.records:
         asked[record.case_id] = asked.get(record.case_id, 0) + 1
-    changed = confirmation_plan(baseline, scored, extra=1, asked={})
+    changed = changed_cases(baseline, scored)
     if not changed:
         print("control: no case's verdict differs from the baseline's; the base system was not re-asked")
         return None
@@ -363,9 +362,8 @@ def _control(
     # are its evidence, not the control's. The drift probe (unchanged cases, asked once) measures the
     # environment where this change cannot have moved it (gate/control.py).
     plan = {case: policy_of(baseline, source=str(baseline_path)).baseline_samples for case in changed}
-    probe = probe_cases(
-        baseline, exclude=set(changed), size=PROBE_PER_CHANGED * len(changed), seed=outcome.path.stem
-    )
+    size = probe_size(len(changed), scored.notes.extra_samples.samples + sum(plan.values()))
+    probe = probe_cases(baseline, exclude=set(changed), size=size, seed=outcome.path.stem)
     plan.update({case: 1 for case in probe})
     cases = tuple(c for c in golden.cases if c.id in plan)
     artifact = outcome.path.with_name(f"{outcome.path.stem}.control.jsonl")

@@ -39,7 +39,9 @@ def run_gate(
     if control is None or note is None:
         return GateResult(decision=decision, comparison=comparison)
     if note.kind == "base":
-        _, sentence = shift_note(baseline, control)
+        shifted, sentence = shift_note(baseline, control)
+        if shifted:
+            decision = _drift_discounted(decision)
     else:
         moved, sentence = fallback_note(baseline, note)
         if moved and decision.status != "refused":
@@ -58,3 +60,32 @@ def run_gate(
             )
     decision = decision.model_copy(update={"notes": [sentence, *decision.notes]})
     return GateResult(decision=decision, comparison=comparison)
+
+
+DRIFTED = frozenset({"max_drop", "floor", "guarantee_lost"})
+"""Rules that compare the candidate's aggregates with the baseline's as committed: when the base system,
+re-asked now, shows the environment shifted, they measure the shift as much as the pull request."""
+
+
+def _drift_discounted(decision: Decision) -> Decision:
+    """The decision without the aggregate rules' failures (DRIFTED), each kept as a note: the cases the
+    pull request changed are still compared with the base system as it answers now."""
+    if decision.status not in ("regression", "overridden"):
+        return decision
+    kept = [r for r in decision.reasons if r.code not in DRIFTED]
+    moved = [
+        f"not blamed on this PR, since the environment shifted: {r.message}"
+        for r in decision.reasons
+        if r.code in DRIFTED
+    ]
+    if kept:
+        return decision.model_copy(update={"reasons": kept, "notes": [*decision.notes, *moved]})
+    return decision.model_copy(
+        update={
+            "status": "pass",
+            "exit_code": ExitCode.PASS,
+            "reasons": [],
+            "override": None,
+            "notes": [*decision.notes, *moved],
+        }
+    )

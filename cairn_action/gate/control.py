@@ -12,6 +12,7 @@ from collections.abc import Collection, Sequence
 
 from cairn_action.errors import DataError
 from cairn_action.gate.compare import refusals
+from cairn_action.gate.confirm import confirmation_plan
 from cairn_action.gate.outcome import is_right, tally, verdict
 from cairn_action.gate.stats import Stratified, mantel_haenszel_drop
 from cairn_action.report.models import ControlNote, PerCase, ProbeRow, Report
@@ -73,9 +74,25 @@ def shift_note(baseline: Report, control: Report) -> tuple[bool, str]:
     )
 
 
+def changed_cases(baseline: Report, candidate: Report) -> list[str]:
+    """The cases whose verdict differs from the baseline's, and those the candidate re-asked because its
+    first sample differed: all carry evidence the gate weighs (a re-asked case that came back is still in
+    the samples-level test), so all are compared with the base system as it answers now."""
+    reasked = {c.case_id for c in candidate.per_case if c.n_samples > 1}
+    return sorted(set(confirmation_plan(baseline, candidate, extra=1, asked={})) | reasked)
+
+
 PROBE_PER_CHANGED = 3
-"""The drift probe asks this many cases once per changed case (at most), so a pull request's extra calls stay
-under 10 per changed case: 4 confirmation re-asks and 3 control asks of each changed case, plus these."""
+"""The drift probe asks at most this many unchanged cases, once each, per changed case."""
+MAX_EXTRA_PER_CHANGED = 10
+"""A pull request's extra calls (the candidate's re-asks, the control's asks, the probe) per changed case:
+the probe takes what the others leave of this budget (issue 23's "at most 10 x the changed cases")."""
+
+
+def probe_size(changed: int, spent: int) -> int:
+    """How many unchanged cases the drift probe asks, given `changed` cases and `spent` extra calls already
+    (the candidate's re-asks, plus the base system's asks of the changed cases when it is re-asked)."""
+    return max(0, min(PROBE_PER_CHANGED * changed, MAX_EXTRA_PER_CHANGED * changed - spent))
 
 
 def probe_eligible(row: PerCase) -> bool:

@@ -27,8 +27,7 @@ from pathlib import Path
 from cairn_action.config import Config, LoadedConfig
 from cairn_action.errors import CairnError
 from cairn_action.gate import policy_of
-from cairn_action.gate.confirm import confirmation_plan
-from cairn_action.gate.control import PROBE_PER_CHANGED, probe_cases
+from cairn_action.gate.control import changed_cases, probe_cases, probe_size
 from cairn_action.gh.evaluate import judge_run, sample_corpus, sandboxed
 from cairn_action.gh.judging import JUDGE_CACHE, TrustedJudge
 from cairn_action.gh.runtime import ControlRun
@@ -53,11 +52,6 @@ def why_not_base(head: LoadedConfig, base: Config | None, base_data: bytes | Non
             return None
         return "this pull request changes the HTTP target's URL"
     return "a python: target's code at the base commit is not checked out here"
-
-
-def changed_cases(baseline: Report, candidate: Report) -> list[str]:
-    """The cases whose verdict differs from the baseline's (what the gate could blame on the pull request)."""
-    return sorted(confirmation_plan(baseline, candidate, extra=1, asked={}))
 
 
 def control_runner(
@@ -104,9 +98,13 @@ def control_runner(
             name = loaded.config.name
             judge = TrustedJudge(config=trusted.config or Config(), where=trusted.where)
             mode = "deterministic" if judge.deterministic else "sampled"
-            probe = probe_cases(
-                baseline, exclude=set(changed), size=PROBE_PER_CHANGED * len(changed), seed=seed
-            )
+            spent = candidate.notes.extra_samples.samples
+            samples = policy_of(baseline, source="the baseline").baseline_samples
+
+            def probe(control_asks: int) -> list[str]:
+                size = probe_size(len(changed), spent + control_asks)
+                return probe_cases(baseline, exclude=set(changed), size=size, seed=seed)
+
             golden = load_golden(loaded.golden_path)
             created = now().strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -121,23 +119,24 @@ def control_runner(
                 file.write_bytes(base_data)
                 file.chmod(0o644)
                 base = LoadedConfig(config=trusted.config, source=file, base_dir=scratch.run)
-                samples = policy_of(baseline, source="the baseline").baseline_samples
-                plan = {case: samples for case in changed} | {case: 1 for case in probe}
+                probed = probe(samples * len(changed))
+                plan = {case: samples for case in changed} | {case: 1 for case in probed}
                 try:
                     check_key_names(base, list(grants.variables))
                     check_routes(base, trusted.config, grants.allowed_endpoints, trusted_where=trusted.where)
                     with workflow.group(f"Cairn: control for {name} (the base system re-asked)"):
                         records = judged(ask(base, loaded, plan, "control", mode))
-                    report = control_report(baseline, records, golden, created_at=created, probe=set(probe))
+                    report = control_report(baseline, records, golden, created_at=created, probe=set(probed))
                     return _kept(report, results_dir, name)
                 except CairnError as exc:
                     why = f"its run failed: {exc.message[:160]}"
                     workflow.warning(f"the base system could not be re-asked: {why}", title=f"Cairn ({name})")
             assert why is not None
             records = []
-            if probe:  # none when no unchanged case qualifies: the note then says 0 were asked
+            probed = probe(0)
+            if probed:  # none when no unchanged case qualifies: the note then says 0 were asked
                 with workflow.group(f"Cairn: drift probe for {name} ({why})"):
-                    records = judged(ask(loaded, loaded, {case: 1 for case in probe}, "probe", mode))
+                    records = judged(ask(loaded, loaded, {case: 1 for case in probed}, "probe", mode))
             return _kept(
                 probe_report(baseline, records, golden, why=why, created_at=created), results_dir, name
             )

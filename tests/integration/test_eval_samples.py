@@ -195,10 +195,13 @@ def test_eval_baseline_with_control__base_system_reasked_now__blames_the_pr_only
     )
     assert run.code == 0, run.err
     assert "control: re-asked the base system on 1 changed case(s) (3 samples" in run.out
-    assert _asks(tmp_path / "base_now") == {_question(_UNANSWERABLE): 3}  # only the changed case, 3 times
+    asks = _asks(tmp_path / "base_now")
+    assert asks.pop(_question(_UNANSWERABLE)) == 3  # the changed case, as often as the baseline asked it
     control = sorted((folder / "reports" / "control").glob("tiny-*.json"))[-1]
     note = json.loads(control.read_text())["notes"]["control"]
     assert (note["cases"], note["samples"]) == ([_UNANSWERABLE], 3)
+    # The drift probe: up to 3 unchanged cases per changed one, asked once each.
+    assert set(asks.values()) == {1} and len(asks) == len(note["probe"]) == 3
 
     out = tmp_path / "decision.json"
     monkeypatch.chdir(tmp_path)
