@@ -25,8 +25,12 @@ still disagree), then `cairn gate`. Each run has a fresh cache and artifact. Noi
 - badday: the code is unchanged but the provider is worse today: every call of a case the stub gets right
   turns wrong with probability 0.05 x 72 / 39 (5 points of all cases).
 With `--control` the candidate's eval re-asks the base system (the same target without the candidate's
-broken cases, on the same provider at the same moment: a bad day hits it too) on the changed cases, and
-the gate compares with that control (`cairn eval --control`, `cairn gate --control`).
+broken cases, on the same provider at the same moment: a bad day hits it too) on the changed cases and on
+the drift probe (unchanged cases, once each), and the gate compares with that control (`cairn eval
+--control`, `cairn gate --control`). With `--control probe` the base system is not run: only the drift
+probe is asked, of the candidate (`cairn eval --drift-probe`), as the Action does when it cannot run the
+base system; a block move there makes the verdict `incomplete` (counted as "says the environment shifted",
+not as a failed gate).
 
     .venv/bin/python benchmarks/gate_noise.py                  # p = 0, 0.02, 0.05, 0.10; 40 pairs each
     .venv/bin/python benchmarks/gate_noise.py --pairs 30 --noise mixed --kinds null lose2 drop_nc10 badday
@@ -125,19 +129,20 @@ def truth_table(work: Path) -> tuple[Path, dict]:
     return path, table
 
 
-def quiet(argv: list[str]) -> int:
+def quiet(argv: list[str], ok: tuple[int, ...] = (0, 1)) -> int:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
         code = cairn(argv)
-    if code not in (0, 1):
+    if code not in ok:
         raise SystemExit(f"cairn {' '.join(argv)} exited {code}: {err.getvalue()[-500:]}")
     return code
 
 
 def evaluate(
-    work: Path, name: str, p: float, broken: list[str], baseline: Path | None, control: bool = False
+    work: Path, name: str, p: float, broken: list[str], baseline: Path | None, control: str = "none"
 ) -> tuple[Path, dict, Path | None]:
-    """One `cairn eval`; with `control`, the base system (the same target without the candidate's broken
-    cases, on the same provider at the same time) is re-asked on the changed cases (`--control`)."""
+    """One `cairn eval`; with control `base`, the base system (the same target without the candidate's broken
+    cases, on the same provider at the same time) is re-asked on the changed cases and the drift probe
+    (`--control`); with `probe`, only the drift probe is asked, of the candidate (`--drift-probe`)."""
     run = work / name
     run.mkdir()
     config = CONFIG.format(
@@ -157,8 +162,10 @@ def evaluate(
     ]
     if baseline is not None:
         argv += ["--baseline", str(baseline), "--json", str(run / "eval.json")]
-        if control:
+        if control == "base":
             argv += ["--control", str(run / "base.toml")]
+        elif control == "probe":
+            argv += ["--drift-probe"]
     cwd = Path.cwd()
     os.chdir(run)
     try:
@@ -176,9 +183,10 @@ def gate(work: Path, baseline: Path, candidate: Path, control: Path | None) -> t
     argv = ["gate", str(baseline), str(candidate), "--json", str(out)]
     if control is not None:
         argv += ["--control", str(control)]
-    code = quiet(argv)
+    code = quiet(argv, ok=(0, 1, 3))  # 3: incomplete, the drift probe's "the environment shifted"
     decision = json.loads(out.read_text())["decision"]
-    shifted = any(n.startswith("the environment shifted") for n in decision["notes"])
+    said = [*decision["notes"], *(r["message"] for r in decision["reasons"])]
+    shifted = any(n.startswith("the environment shifted") for n in said)
     return code == 1, [r["code"] for r in decision["reasons"]], shifted
 
 
@@ -247,7 +255,14 @@ def main() -> None:
     parser.add_argument(
         "--noise", default="uniform", choices=["uniform", "mixed", "mixed_safety"], help="per-case noise"
     )
-    parser.add_argument("--control", action="store_true", help="re-ask the base system on changed cases")
+    parser.add_argument(
+        "--control",
+        nargs="?",
+        const="base",
+        default="none",
+        choices=["none", "base", "probe"],
+        help="base: re-ask the base system on changed cases and the drift probe; probe: the drift probe only",
+    )
     args = parser.parse_args()
     if not (ROOT / "data/sample").is_dir():
         quiet(["corpus", "generate", "--out", str(ROOT / "data/sample"), "--seed", "7"])
@@ -258,7 +273,7 @@ def main() -> None:
     _, table = truth_table(work)
     picker = random.Random(args.seed)
     print(f"{len(table)} cases, {sum(c['right'] for c in table.values())} right; noise model {args.noise}")
-    print(f"control: {'the base system re-asked on changed cases' if args.control else 'none'}")
+    print(f"control: {args.control}")
     print(
         "| noise | p | candidate | pairs | gate failed | by reason | extra calls / changed case (median) | "
         "says the environment shifted |"
@@ -284,7 +299,8 @@ def main() -> None:
                 changed = sum(1 for c in cand["per_case"] if c["n_samples"] > 1)
                 extra = cand["notes"]["extra_samples"]["samples"]
                 if control is not None:
-                    extra += json.loads(control.read_text())["notes"]["control"]["samples"]
+                    note = json.loads(control.read_text())["notes"]["control"]
+                    extra += (note["samples"] if note["kind"] == "base" else 0) + len(note["probe"])
                 results[kind].append((failed, reasons, extra / changed if changed else 0.0, shifted))
             shutil.rmtree(pair)
         for kind, rows in results.items():

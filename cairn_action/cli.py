@@ -254,6 +254,13 @@ def build_parser() -> argparse.ArgumentParser:
         "has been asked that often (the Action's trusted process chooses them after judging)",
     )
     ev.add_argument(
+        "--drift-probe",
+        action="store_true",
+        help="with --baseline, when the base system cannot be run for --control: re-ask a seeded sample of "
+        "unchanged cases of this system and write a control report; if they moved as a block, `cairn gate "
+        "--control` says the environment shifted and the verdict is incomplete (exit 3)",
+    )
+    ev.add_argument(
         "--ask-plan",
         type=Path,
         metavar="FILE",

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from cairn_action.report.models import Report
     from cairn_action.report.pipeline import WrittenReport
     from cairn_action.run.evaluation import RunOptions, RunOutcome
-    from cairn_action.run.models import LoadedRun
+    from cairn_action.run.models import CaseRecord, LoadedRun
 
 REPORTS_DIR = Path("reports")
 
@@ -353,10 +353,12 @@ def _control(
     if not changed:
         print("control: no case's verdict differs from the baseline's; the base system was not re-asked")
         return None
+    golden = load_golden(loaded.golden_path)
+    if args.control is None:  # --drift-probe: this system re-asked on unchanged cases, no base system
+        return _drift_probe(loaded, baseline, scored, changed, outcome, args, cwd=cwd)
     base = _load_config_args(argparse.Namespace(**{**vars(args), "config": args.control}), cwd)
     cache = Path(base.cache_dir) / "control" / outcome.path.stem
     base = with_cache_dir(base, cache, cwd)
-    golden = load_golden(loaded.golden_path)
     # As many samples as the baseline has (its policy's baseline_samples): the control stands in for the
     # baseline on these cases, and the shift is measured like for like. The candidate's own extra samples
     # are its evidence, not the control's. The drift probe (unchanged cases, asked once) measures the
@@ -380,6 +382,53 @@ def _control(
         f"control: re-asked the base system on {len(changed)} changed case(s) ({note.samples if note else 0} "
         f"samples) and {len(probe)} unchanged one(s) of the drift probe, {ran.calls_made()[0]} provider "
         f"call(s): {shown(path, cwd)} (cairn gate --control)"
+    )
+    return path
+
+
+def _drift_probe(
+    loaded: LoadedConfig,
+    baseline: Report,
+    scored: Report,
+    changed: Sequence[str],
+    outcome: RunOutcome,
+    args: argparse.Namespace,
+    *,
+    cwd: Path,
+) -> Path:
+    """`--drift-probe`: re-ask a seeded sample of unchanged cases of this system once each, with a cache of
+    its own, and write a probe-kind control report (report/control.py's probe_report)."""
+    from cairn_action.gate.control import probe_cases, probe_size
+    from cairn_action.golden.load import load_golden
+    from cairn_action.report.control import probe_report
+    from cairn_action.report.io import dumps, write_text_atomic
+    from cairn_action.run.evaluation import RunOptions
+
+    golden = load_golden(loaded.golden_path)
+    size = probe_size(len(changed), scored.notes.extra_samples.samples)
+    probe = probe_cases(baseline, exclude=set(changed), size=size, seed=outcome.path.stem)
+    records: Sequence[CaseRecord] = ()
+    calls = 0
+    if probe:
+        here = with_cache_dir(loaded, Path(loaded.cache_dir) / "probe" / outcome.path.stem, cwd)
+        options = RunOptions(
+            split="all",
+            artifact=outcome.path.with_name(f"{outcome.path.stem}.probe.jsonl"),
+            sampling="candidate",
+            confirm={case: 1 for case in probe},
+            cases=tuple(c for c in golden.cases if c.id in probe),
+            stem="control",
+        )
+        ran = _evaluate(here, options, cwd=cwd, no_progress=args.no_progress)
+        records, calls = ran.records, ran.calls_made()[0]
+    why = "--drift-probe: no base config was given"
+    report = probe_report(baseline, records, golden, why=why, created_at=utc_now())
+    path = cwd / REPORTS_DIR / "control" / f"{loaded.config.name}-{outcome.path.stem}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, dumps(report), what="the control report")
+    print(
+        f"drift probe: re-asked {len(probe)} unchanged case(s) of this system once each ({calls} provider "
+        f"call(s)): {shown(path, cwd)} (cairn gate --control)"
     )
     return path
 
@@ -416,10 +465,16 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
     from cairn_action.run.evaluation import RunOptions
     from cairn_action.run.shard import parse_shard
 
-    if args.control is not None and args.baseline is None:
+    if (args.control is not None or args.drift_probe) and args.baseline is None:
+        flag = "--control" if args.control is not None else "--drift-probe"
         raise CairnError(
-            "--control needs --baseline: the control re-asks the cases that differ from the baseline",
-            "cairn eval --baseline BASELINE --control BASE_CONFIG",
+            f"{flag} needs --baseline: a control re-asks cases chosen by comparing with the baseline",
+            "cairn eval --baseline BASELINE --control BASE_CONFIG (or --drift-probe)",
+        )
+    if args.control is not None and args.drift_probe:
+        raise CairnError(
+            "--control and --drift-probe are two kinds of control: give one",
+            "--control BASE_CONFIG when the base system can be run, else --drift-probe",
         )
     if args.ask_plan is not None and not args.run_only:
         raise CairnError(
@@ -459,7 +514,7 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
             judged_by_caller=caller,
         )
     control_path = None
-    if args.control is not None:
+    if args.control is not None or args.drift_probe:
         control_path = _control(loaded, options, outcome, Path(args.baseline), args, cwd=cwd)
     for line in outcome.summary():
         print(line)
