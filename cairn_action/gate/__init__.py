@@ -7,6 +7,7 @@ from cairn_action.errors import ExitCode
 from cairn_action.gate.compare import compare
 from cairn_action.gate.control import check_control, fallback_note, shift_note
 from cairn_action.gate.models import Comparison, Decision, GateResult, Override, Reason
+from cairn_action.gate.paired import detect_drop_of
 from cairn_action.gate.policy import decide, policy_of
 from cairn_action.report.models import Report
 
@@ -33,7 +34,11 @@ def run_gate(
         check_control(baseline, control, source=control_source)
         reference = control if note is not None and note.kind == "base" else baseline
     comparison = compare(
-        reference, candidate, critical_tags=policy.critical_tags, critical_max_p=policy.critical_max_p
+        reference,
+        candidate,
+        critical_tags=policy.critical_tags,
+        critical_max_p=policy.critical_max_p,
+        detect_drop=detect_drop_of(policy),
     )
     decision = decide(comparison, policy, override)
     if control is None or note is None:

@@ -28,7 +28,7 @@ from cairn_action.gate.outcome import (
     verdict,
     within,
 )
-from cairn_action.gate.paired import paired_statistics
+from cairn_action.gate.paired import DETECT_DROP, paired_statistics
 from cairn_action.gate.stats import holm_adjusted
 from cairn_action.report.models import Environment, PerCase, Report
 from cairn_action.report.why import setting_of
@@ -254,6 +254,7 @@ def compare(
     critical_tags: Sequence[str],
     critical_max_p: float = 0.1,
     retrieval_k: int = RETRIEVAL_K,
+    detect_drop: float = DETECT_DROP,
 ) -> Comparison:
     """Compare `candidate` with `baseline`; a comparison with refusals carries nothing else.
 
@@ -369,5 +370,5 @@ def compare(
         extra_calls=extra.calls,
         extra_cost_usd=extra.cost_usd,
         extra_samples=extra.samples,
-        stats=paired_statistics(pairs, tags),
+        stats=paired_statistics(pairs, tags, detect_drop=detect_drop),
     )
