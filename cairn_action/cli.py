@@ -187,6 +187,26 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(handler=evaluate.cmd_golden_check)
     _add_golden_life(golden)
 
+    judge = sub.add_parser("judge", help="the judge").add_subparsers(
+        dest="judge_command", metavar="SUBCOMMAND", required=True
+    )
+    jc = judge.add_parser(
+        "check",
+        help="measure the configured judge against human verdicts: TPR, TNR, agreement, Cohen's kappa",
+        description="Judge each labelled answer with the config's judge and compare with the human verdict: "
+        "TPR and TNR with 95%% Wilson intervals, raw agreement and Cohen's kappa. The result is written "
+        "beside the config (<config>.judge-check.json), recorded in every report's notes and shown in the "
+        "comment; [judge] min_kappa makes the gate refuse a judge without one or below it.",
+    )
+    jc.add_argument(
+        "labels",
+        type=Path,
+        metavar="LABELS",
+        help="JSONL or CSV (by suffix): case_id, answer, human (true/false, correct/incorrect, 1/0)",
+    )
+    _add_config_args(jc)
+    jc.set_defaults(handler=_lazy("judge", "cmd_judge_check"))
+
     ev = sub.add_parser(
         "eval",
         help="run the golden set through the system, score it, and write the report",

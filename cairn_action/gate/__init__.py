@@ -3,7 +3,7 @@ overridden. Pure: no files, no clock, no network; the caller reads the reports a
 
 from __future__ import annotations
 
-from cairn_action.errors import ExitCode
+from cairn_action.errors import DataError, ExitCode
 from cairn_action.gate.compare import compare
 from cairn_action.gate.control import check_control, fallback_note, shift_note
 from cairn_action.gate.models import Comparison, Decision, GateResult, Override, Reason
@@ -28,6 +28,7 @@ def run_gate(
     With a `control` (the base system re-asked now on the cases the candidate changed: report/control.py)
     the candidate is compared with the control, so a shift of the environment is not blamed on it."""
     policy = policy_of(baseline, source=source)
+    check_judge_validated(baseline, candidate, source=source)
     reference = baseline
     note = control.notes.control if control is not None else None
     if control is not None:
@@ -70,6 +71,32 @@ def run_gate(
 DRIFTED = frozenset({"max_drop", "floor", "guarantee_lost"})
 """Rules that compare the candidate's aggregates with the baseline's as committed: when the base system,
 re-asked now, shows the environment shifted, they measure the shift as much as the pull request."""
+
+
+def check_judge_validated(baseline: Report, candidate: Report, *, source: str) -> None:
+    """`[judge] min_kappa` (the baseline's): refuse a candidate whose judge has no judge check, or one
+    whose Cohen's kappa is below it (exit 2)."""
+    floor = baseline.notes.judge_min_kappa
+    if floor is None:
+        return
+    check = candidate.notes.judge_check
+    hint = (
+        "label a sample of recorded answers (case_id, answer, human) and run `cairn judge check LABELS` "
+        "beside the config, then evaluate again"
+    )
+    if check is None:
+        raise DataError(
+            f"{source}: [judge] min_kappa is {floor:g}, and the judge {candidate.notes.judge} that judged "
+            "this PR is not validated",
+            hint,
+        )
+    if check.kappa is None or check.kappa < floor:
+        kappa = "undefined" if check.kappa is None else f"{check.kappa:.2f}"
+        raise DataError(
+            f"{source}: [judge] min_kappa is {floor:g}, and the judge {check.judge} agrees with human "
+            f"verdicts at Cohen's kappa {kappa} on {check.n} labels",
+            "improve the judge (rubric, model) or its labels, then run `cairn judge check LABELS` again",
+        )
 
 
 def _drift_discounted(decision: Decision) -> Decision:

@@ -227,7 +227,16 @@ def _notes(
         notes.append(
             f"{baseline_errors} case(s) errored in the baseline: left out of the comparison (no evidence)"
         )
+    notes.append(judge_line(candidate))
     return notes
+
+
+def judge_line(report: Report) -> str:
+    """`judge: llm:m, kappa 0.82 on 60 labels`, or that the judge is not validated (`cairn judge check`)."""
+    check = report.notes.judge_check
+    if check is None:
+        return f"judge {report.notes.judge} not validated against human verdicts (cairn judge check LABELS)"
+    return check.summary()
 
 
 def _answered_errors(report: Report) -> tuple[int, int]:

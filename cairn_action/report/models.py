@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from cairn_action.golden.split import SplitSummary
+from cairn_action.score.judge_check import JudgeCheck
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -298,6 +299,11 @@ class Notes(_Model):
     extra: dict[str, str] = Field(default_factory=dict)
     control: ControlNote | None = None
     """Addition: set only on a control report (see ControlNote)."""
+    judge_check: JudgeCheck | None = None
+    """Addition: the judge measured against human verdicts (`cairn judge check`), read beside the config
+    when its judge is the one that judged this run; None: the judge is not validated."""
+    judge_min_kappa: float | None = None
+    """Addition: the config's `[judge] min_kappa` (the baseline's decides whether the gate refuses)."""
     config: dict[str, object] = Field(default_factory=dict)
     """Addition: the experiment the config hash identifies, as dotted keys (`chunking.size`: 800; URLs
     without credentials): the comment's config diff. Empty in reports written before it existed."""
