@@ -41,13 +41,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import http.server
 import io
 import json
 import os
 import random
+import re
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -98,6 +101,65 @@ path = "{golden}"
 max_concurrency = 4
 cache_dir = "{cache}"
 """
+JUDGE = """[judge]
+name = "llm"
+provider = "openai"
+model = "noisy-judge"
+base_url = "{url}"
+api_key_env = "NOISY_JUDGE_KEY"
+"""
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+class NoisyJudge(http.server.BaseHTTPRequestHandler):
+    """An OpenAI-compatible LLM judge on loopback: right when every word of the reference answer is in
+    the candidate answer, and on each call, truly at random, the other way with probability `q` (a judge
+    at temperature > 0 grading the same answer text differently from call to call)."""
+
+    q = 0.0
+    rng = random.SystemRandom()
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        fields = dict(re.findall(r"^(Reference answer|Candidate answer): (.*)$", user, re.MULTILINE))
+        reference = set(_WORDS.findall(fields.get("Reference answer", "").lower()))
+        hit = bool(reference) and reference <= set(_WORDS.findall(fields.get("Candidate answer", "").lower()))
+        if self.rng.random() < self.q:
+            hit = not hit
+        content = json.dumps({"score": float(hit), "correct": hit, "rationale": "noisy judge"})
+        reply = {
+            "id": "chatcmpl-noisy",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "noisy-judge"),
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+            ],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
+        }
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+def start_judge(q: float) -> str:
+    """The noisy judge's base URL (a daemon thread serves it until the benchmark ends)."""
+    NoisyJudge.q = q
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NoisyJudge)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    os.environ["NOISY_JUDGE_KEY"] = "sk-noisy-judge-benchmark"
+    return f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
+JUDGE_URL: dict[str, str] = {}
+"""Set by `--judge-noise`: the noisy LLM judge every eval uses."""
 
 
 def truth_table(work: Path) -> tuple[Path, dict]:
@@ -147,7 +209,7 @@ def evaluate(
     run.mkdir()
     config = CONFIG.format(
         corpus=ROOT / "data/sample", golden=ROOT / "golden/golden.jsonl", cache=run / "cache"
-    )
+    ) + (JUDGE.format(url=JUDGE_URL["url"]) if JUDGE_URL else "")
     (run / "cairn.toml").write_text(config)
     (run / "base.toml").write_text(config.replace("noisy_target", "noisy_base"))
     os.environ["NOISE_P"] = str(p)
@@ -263,7 +325,17 @@ def main() -> None:
         choices=["none", "base", "probe"],
         help="base: re-ask the base system on changed cases and the drift probe; probe: the drift probe only",
     )
+    parser.add_argument(
+        "--judge-noise",
+        type=float,
+        default=None,
+        metavar="Q",
+        help="judge with an LLM judge on loopback that flips each verdict with probability Q (answers "
+        "stay as the noise model says: with --p 0 only the judge is noisy)",
+    )
     args = parser.parse_args()
+    if args.judge_noise is not None:
+        JUDGE_URL["url"] = start_judge(args.judge_noise)
     if not (ROOT / "data/sample").is_dir():
         quiet(["corpus", "generate", "--out", str(ROOT / "data/sample"), "--seed", "7"])
     work = Path(tempfile.mkdtemp(prefix="cairn-gate-noise-"))
@@ -274,6 +346,10 @@ def main() -> None:
     picker = random.Random(args.seed)
     print(f"{len(table)} cases, {sum(c['right'] for c in table.values())} right; noise model {args.noise}")
     print(f"control: {args.control}")
+    judged = (
+        "lexical" if args.judge_noise is None else f"a noisy LLM judge (flips with q {args.judge_noise:g})"
+    )
+    print(f"judge: {judged}")
     print(
         "| noise | p | candidate | pairs | gate failed | by reason | extra calls / changed case (median) | "
         "says the environment shifted |"
