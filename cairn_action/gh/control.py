@@ -20,6 +20,7 @@ kept as `cairn-results/<config>/control.json` and handed to the fork comment sta
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -28,7 +29,9 @@ from cairn_action.config import Config, LoadedConfig
 from cairn_action.errors import CairnError
 from cairn_action.gate import policy_of
 from cairn_action.gate.control import changed_cases, probe_cases, probe_size
+from cairn_action.gh.baseline import read_base_copy
 from cairn_action.gh.evaluate import judge_run, sample_corpus, sandboxed
+from cairn_action.gh.gateway import GitHubGateway
 from cairn_action.gh.judging import JUDGE_CACHE, TrustedJudge
 from cairn_action.gh.runtime import ControlRun
 from cairn_action.gh.sandbox import Scratch
@@ -39,6 +42,7 @@ from cairn_action.report.control import control_report, probe_report
 from cairn_action.report.io import dumps, write_text_atomic
 from cairn_action.report.models import Report
 from cairn_action.run.models import CaseRecord
+from cairn_action.score.judge_check import JudgeCheck
 
 
 def why_not_base(head: LoadedConfig, base: Config | None, base_data: bytes | None) -> str | None:
@@ -150,3 +154,21 @@ def _kept(report: Report, results_dir: Path, name: str) -> Report:
     """The control report, kept for the upload beside the candidate's (`cairn gate --control` reads it)."""
     write_text_atomic(results_dir / name / "control.json", dumps(report))
     return report
+
+
+def base_judge_check(
+    gateway: GitHubGateway, *, config_file: str, base_sha: str, workspace: Path
+) -> JudgeCheck | None:
+    """The judge check beside the config as the base commit has it: the base's judge judges the pull
+    request, and the pull request's own copy of the check could be forged."""
+    path = posixpath.join(
+        posixpath.dirname(config_file),
+        f"{posixpath.splitext(posixpath.basename(config_file))[0]}.judge-check.json",
+    )
+    data = read_base_copy(gateway, path=path, ref=base_sha, workspace=workspace).data
+    if data is None:
+        return None
+    try:
+        return JudgeCheck.model_validate_json(data)
+    except ValueError:
+        return None

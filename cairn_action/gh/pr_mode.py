@@ -18,6 +18,7 @@ from cairn_action.gh.attack_section import attack_section
 from cairn_action.gh.baseline import read_base_copy
 from cairn_action.gh.comments import upsert_sticky
 from cairn_action.gh.context import PullRequestEvent
+from cairn_action.gh.control import base_judge_check
 from cairn_action.gh.exam import exam_paths, touched, touched_block
 from cairn_action.gh.explorer import explorer_link, write_explorer
 from cairn_action.gh.gated import GatedName, base_file, config_file, renamed_message
@@ -36,6 +37,7 @@ from cairn_action.render.trend import build_trend
 from cairn_action.render.view import marker
 from cairn_action.report.io import dumps, read_report, write_text_atomic
 from cairn_action.report.models import Report
+from cairn_action.report.pipeline import with_judge_check
 
 REPORTS_DIR = "reports"
 STATE: dict[str, StatusState] = {
@@ -247,6 +249,11 @@ def gate_config(
         baseline = read_report(baseline_file)
     with rt.workflow.group(f"Cairn: evaluate {name}"):
         report = rt.evaluate(loaded, baseline_file if baseline is not None else None, trusted=trusted)
+    # The judge check that validates the base's judge is the base commit's (the checkout's may be forged).
+    check = base_judge_check(
+        rt.gateway, config_file=file, base_sha=pull.base_sha, workspace=rt.context.workspace
+    )
+    report = with_judge_check(report, check, base_cfg or loaded.config)
     if base.data is None or baseline is None:
         new_file = file if names.base_name is None and loaded.source is not None else None
         rt.workflow.notice(

@@ -160,3 +160,33 @@ def test_action__http_target_on_a_drifting_provider__base_system_reasked__shift_
     assert note["samples"] == 3 * len(note["cases"]) and len(note["cases"]) == changed
     assert extra == report["notes"]["extra_samples"]["samples"] + note["samples"] + len(note["probe"])
     assert len(note["probe"]) <= max(0, 10 * changed - extra + len(note["probe"]))
+
+
+def _check(kappa_labels: tuple[list[bool], list[bool]]) -> str:
+    from cairn_action.score.judge_check import measure
+
+    human, judge = kappa_labels
+    return measure(
+        human, judge, judge_name="lexical", labels="labels.jsonl", sha256="0" * 64
+    ).model_dump_json()
+
+
+def test_action__judge_check_at_the_base_commit__shown_and_the_pull_requests_forged_copy_ignored(
+    sim: Sim,
+) -> None:
+    honest = _check(([True, True, True, False, False, False], [True, True, False, False, True, False]))
+    forged = _check(([True, False], [True, False]))
+    sim.fake.seed_commit(
+        {LATEST: sim.template.baseline, "cairn.toml": CONFIG, "cairn.judge-check.json": honest},
+        sha=sim.base_sha,
+        branch="main",
+    )
+    sim.open_pull(
+        sim.commit({"cairn.judge-check.json": forged, "NOTES.md": "x\n"}, "a better judge, says me")
+    )
+    result = sim.run("pull_request", sim.pr_event("opened"))
+
+    assert result.outputs.get("verdict") == "pass", result.stdout + result.stderr
+    [comment] = sim.sticky()
+    assert "judge: lexical, kappa 0.33 on 6 labels" in comment["body"]
+    assert "kappa 1.00" not in comment["body"]
