@@ -23,6 +23,7 @@ import json
 import posixpath
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 from cairn_action.config import Config, LoadedConfig
@@ -62,6 +63,9 @@ def control_runner(
     env: Mapping[str, str], workflow: Workflow, now: Callable[[], datetime]
 ) -> Callable[[Path, Path, Scratch, Grants], ControlRun]:
     def bind(workdir: Path, results_dir: Path, scratch: Scratch, grants: Grants) -> ControlRun:
+        where = dict(workdir=workdir, scratch=scratch, results_dir=results_dir, grants=grants)
+        child = partial(sandboxed, env=env, workflow=workflow, **where)  # the candidate's own child
+
         def ask(loaded: LoadedConfig, head: LoadedConfig, plan: dict[str, int], stem: str, mode: str) -> Path:
             """The child asks `plan` of `loaded`'s system, into a fresh artifact and cache; judged here."""
             name = head.config.name
@@ -74,17 +78,7 @@ def control_runner(
             argv += ["--judged-by-caller", mode, "--golden", str(head.golden_path)]
             corpus = sample_corpus(head, workdir, scratch)
             argv += ["--corpus", str(corpus if corpus is not None else head.corpus_dir)]
-            sandboxed(
-                argv,
-                loaded,
-                artifact,
-                env=env,
-                workdir=workdir,
-                scratch=scratch,
-                workflow=workflow,
-                results_dir=results_dir,
-                grants=grants,
-            )
+            child(argv, loaded, artifact)
             return artifact
 
         def control(
