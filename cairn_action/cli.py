@@ -317,7 +317,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REPORT",
         help="a control report (`cairn eval --baseline BASELINE --control BASE_CONFIG`): the base system "
         "re-asked at the same time as this change on the cases it changed; the change is compared with "
-        "it there, so a shift of the provider since the baseline is not blamed on the change",
+        "it there, so a shift of the provider since the baseline is not blamed on the change (from "
+        "`--drift-probe`: unchanged cases re-asked; a block move makes the verdict incomplete, exit 3)",
     )
     gate.add_argument("--markdown", type=Path, help="write the pull-request comment (and job summary) here")
     gate.add_argument(
