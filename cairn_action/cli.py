@@ -393,6 +393,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RUN.jsonl",
         help="fit on these run artifacts (split calibration or all) instead of running",
     )
+    cal.add_argument(
+        "--procedure",
+        choices=("fixed-sequence", "split"),
+        default="fixed-sequence",
+        help="fixed-sequence (default) or split: fixed sequence and Bonferroni at delta/2 each, the "
+        "threshold that answers more (rescues over-confident top scores on large slices, costs a few "
+        "points elsewhere and needs more cases: benchmarks/README.md)",
+    )
     _add_no_progress(cal)
     cal.set_defaults(handler=evaluate.cmd_calibrate)
 

@@ -648,7 +648,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         for line in outcome.summary():
             print(line, file=sys.stderr)
         run = _as_run(outcome, cwd)
-    calibration, path = calibration_from_run(loaded, run, created_at=utc_now(), cairn_version=__version__)
+    calibration, path = calibration_from_run(
+        loaded, run, created_at=utc_now(), cairn_version=__version__, procedure=args.procedure
+    )
     for line in calibration_lines(calibration):
         print(line)
     print(f"calibration: {shown(path, cwd)} (commit it beside the config; `cairn eval` applies it)")

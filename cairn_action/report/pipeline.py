@@ -27,6 +27,7 @@ from cairn_action.report.io import (
 from cairn_action.report.models import Report
 from cairn_action.run.models import LoadedRun
 from cairn_action.score.calibrate import calibrate
+from cairn_action.score.calibration import Procedure
 from cairn_action.score.calibration_file import CalibrationFile
 from cairn_action.score.judge_check import JudgeCheck, check_path, read_check
 
@@ -124,7 +125,12 @@ def report_from_run(
 
 
 def calibration_from_run(
-    loaded: LoadedConfig, run: LoadedRun, *, created_at: str, cairn_version: str
+    loaded: LoadedConfig,
+    run: LoadedRun,
+    *,
+    created_at: str,
+    cairn_version: str,
+    procedure: Procedure = "fixed-sequence",
 ) -> tuple[CalibrationFile, Path]:
     """Fit the threshold on the run's calibration-slice records and write the calibration file."""
     golden = load_golden(loaded.golden_path)
@@ -147,6 +153,7 @@ def calibration_from_run(
         created_at=created_at,
         cairn_version=cairn_version,
         source_runs=[Path(s).name for s in run.sources],
+        procedure=procedure,
     )
     path = loaded.calibration_out_path
     write_calibration(calibration, path)

@@ -36,6 +36,8 @@ import numpy as np
 
 CalibrationStatus = Literal["certified", "not_achievable"]
 StartRule = Literal["auto", "zero_error", "one_error"]
+Procedure = Literal["fixed-sequence", "split"]
+"""`cairn calibrate --procedure`: fixed-sequence testing at delta (the default), or `fit_split`."""
 AUTO_FACTOR = 3
 """`auto` starts at the one-error count when at least this many times that count have a confidence."""
 
