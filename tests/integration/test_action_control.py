@@ -2,15 +2,15 @@
 real entrypoint, the sandboxed child, PyGithub and the loopback fake GitHub.
 
 The system under test is not deterministic (a python: target, or an HTTP service), answers every case right
-on the day the baseline was committed, and on the pull request's day its provider "drifts": every other
-call comes back wrong, whatever the code. The pull request itself changes nothing that answers."""
+on the day the baseline was committed, and on the pull request's day its provider "drifts", whatever the
+code: the python target gets every other call wrong, the HTTP service every call to half of the questions.
+The pull request itself changes nothing that answers."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import shutil
-import threading
+import zlib
 from pathlib import Path
 
 import pytest
@@ -64,18 +64,17 @@ def answer(question):
 
 
 class DriftingService(LoopbackServer):
-    """The user's RAG service behind HTTP (`POST /answer`): right on every call until `drift` is set."""
+    """The user's RAG service behind HTTP (`POST /answer`): right on every call until `drift` is set, then
+    wrong on every call for half of the questions (by a stable hash), whoever asks: the base system too."""
 
     def __init__(self) -> None:
         super().__init__()
         self.drift = False
-        self._calls = itertools.count()
-        self._drift_lock = threading.Lock()
 
     def respond(self, request: Recorded, step: Step | None) -> Reply:
-        with self._drift_lock:
-            wrong = self.drift and next(self._calls) % 2 == 0
-        return Reply(200, json.dumps(reply(request.json["question"], wrong)))
+        question = request.json["question"]
+        wrong = self.drift and zlib.crc32(question.encode()) % 2 == 0
+        return Reply(200, json.dumps(reply(question, wrong)))
 
 
 @pytest.fixture
