@@ -25,8 +25,12 @@ still disagree), then `cairn gate`. Each run has a fresh cache and artifact. Noi
 - badday: the code is unchanged but the provider is worse today: every call of a case the stub gets right
   turns wrong with probability 0.05 x 72 / 39 (5 points of all cases).
 With `--control` the candidate's eval re-asks the base system (the same target without the candidate's
-broken cases, on the same provider at the same moment: a bad day hits it too) on the changed cases, and
-the gate compares with that control (`cairn eval --control`, `cairn gate --control`).
+broken cases, on the same provider at the same moment: a bad day hits it too) on the changed cases and on
+the drift probe (unchanged cases, once each), and the gate compares with that control (`cairn eval
+--control`, `cairn gate --control`). With `--control probe` the base system is not run: only the drift
+probe is asked, of the candidate (`cairn eval --drift-probe`), as the Action does when it cannot run the
+base system; a block move there makes the verdict `incomplete` (counted as "says the environment shifted",
+not as a failed gate).
 
     .venv/bin/python benchmarks/gate_noise.py                  # p = 0, 0.02, 0.05, 0.10; 40 pairs each
     .venv/bin/python benchmarks/gate_noise.py --pairs 30 --noise mixed --kinds null lose2 drop_nc10 badday
@@ -37,13 +41,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import http.server
 import io
 import json
 import os
 import random
+import re
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -94,6 +101,65 @@ path = "{golden}"
 max_concurrency = 4
 cache_dir = "{cache}"
 """
+JUDGE = """[judge]
+name = "llm"
+provider = "openai"
+model = "noisy-judge"
+base_url = "{url}"
+api_key_env = "NOISY_JUDGE_KEY"
+"""
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+class NoisyJudge(http.server.BaseHTTPRequestHandler):
+    """An OpenAI-compatible LLM judge on loopback: right when every word of the reference answer is in
+    the candidate answer, and on each call, truly at random, the other way with probability `q` (a judge
+    at temperature > 0 grading the same answer text differently from call to call)."""
+
+    q = 0.0
+    rng = random.SystemRandom()
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        fields = dict(re.findall(r"^(Reference answer|Candidate answer): (.*)$", user, re.MULTILINE))
+        reference = set(_WORDS.findall(fields.get("Reference answer", "").lower()))
+        hit = bool(reference) and reference <= set(_WORDS.findall(fields.get("Candidate answer", "").lower()))
+        if self.rng.random() < self.q:
+            hit = not hit
+        content = json.dumps({"score": float(hit), "correct": hit, "rationale": "noisy judge"})
+        reply = {
+            "id": "chatcmpl-noisy",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "noisy-judge"),
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+            ],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
+        }
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+def start_judge(q: float) -> str:
+    """The noisy judge's base URL (a daemon thread serves it until the benchmark ends)."""
+    NoisyJudge.q = q
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NoisyJudge)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    os.environ["NOISY_JUDGE_KEY"] = "sk-noisy-judge-benchmark"
+    return f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
+JUDGE_URL: dict[str, str] = {}
+"""Set by `--judge-noise`: the noisy LLM judge every eval uses."""
 
 
 def truth_table(work: Path) -> tuple[Path, dict]:
@@ -125,24 +191,25 @@ def truth_table(work: Path) -> tuple[Path, dict]:
     return path, table
 
 
-def quiet(argv: list[str]) -> int:
+def quiet(argv: list[str], ok: tuple[int, ...] = (0, 1)) -> int:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
         code = cairn(argv)
-    if code not in (0, 1):
+    if code not in ok:
         raise SystemExit(f"cairn {' '.join(argv)} exited {code}: {err.getvalue()[-500:]}")
     return code
 
 
 def evaluate(
-    work: Path, name: str, p: float, broken: list[str], baseline: Path | None, control: bool = False
+    work: Path, name: str, p: float, broken: list[str], baseline: Path | None, control: str = "none"
 ) -> tuple[Path, dict, Path | None]:
-    """One `cairn eval`; with `control`, the base system (the same target without the candidate's broken
-    cases, on the same provider at the same time) is re-asked on the changed cases (`--control`)."""
+    """One `cairn eval`; with control `base`, the base system (the same target without the candidate's broken
+    cases, on the same provider at the same time) is re-asked on the changed cases and the drift probe
+    (`--control`); with `probe`, only the drift probe is asked, of the candidate (`--drift-probe`)."""
     run = work / name
     run.mkdir()
     config = CONFIG.format(
         corpus=ROOT / "data/sample", golden=ROOT / "golden/golden.jsonl", cache=run / "cache"
-    )
+    ) + (JUDGE.format(url=JUDGE_URL["url"]) if JUDGE_URL else "")
     (run / "cairn.toml").write_text(config)
     (run / "base.toml").write_text(config.replace("noisy_target", "noisy_base"))
     os.environ["NOISE_P"] = str(p)
@@ -157,8 +224,10 @@ def evaluate(
     ]
     if baseline is not None:
         argv += ["--baseline", str(baseline), "--json", str(run / "eval.json")]
-        if control:
+        if control == "base":
             argv += ["--control", str(run / "base.toml")]
+        elif control == "probe":
+            argv += ["--drift-probe"]
     cwd = Path.cwd()
     os.chdir(run)
     try:
@@ -176,9 +245,10 @@ def gate(work: Path, baseline: Path, candidate: Path, control: Path | None) -> t
     argv = ["gate", str(baseline), str(candidate), "--json", str(out)]
     if control is not None:
         argv += ["--control", str(control)]
-    code = quiet(argv)
+    code = quiet(argv, ok=(0, 1, 3))  # 3: incomplete, the drift probe's "the environment shifted"
     decision = json.loads(out.read_text())["decision"]
-    shifted = any(n.startswith("the environment shifted") for n in decision["notes"])
+    said = [*decision["notes"], *(r["message"] for r in decision["reasons"])]
+    shifted = any(n.startswith("the environment shifted") for n in said)
     return code == 1, [r["code"] for r in decision["reasons"]], shifted
 
 
@@ -247,8 +317,25 @@ def main() -> None:
     parser.add_argument(
         "--noise", default="uniform", choices=["uniform", "mixed", "mixed_safety"], help="per-case noise"
     )
-    parser.add_argument("--control", action="store_true", help="re-ask the base system on changed cases")
+    parser.add_argument(
+        "--control",
+        nargs="?",
+        const="base",
+        default="none",
+        choices=["none", "base", "probe"],
+        help="base: re-ask the base system on changed cases and the drift probe; probe: the drift probe only",
+    )
+    parser.add_argument(
+        "--judge-noise",
+        type=float,
+        default=None,
+        metavar="Q",
+        help="judge with an LLM judge on loopback that flips each verdict with probability Q (answers "
+        "stay as the noise model says: with --p 0 only the judge is noisy)",
+    )
     args = parser.parse_args()
+    if args.judge_noise is not None:
+        JUDGE_URL["url"] = start_judge(args.judge_noise)
     if not (ROOT / "data/sample").is_dir():
         quiet(["corpus", "generate", "--out", str(ROOT / "data/sample"), "--seed", "7"])
     work = Path(tempfile.mkdtemp(prefix="cairn-gate-noise-"))
@@ -258,7 +345,11 @@ def main() -> None:
     _, table = truth_table(work)
     picker = random.Random(args.seed)
     print(f"{len(table)} cases, {sum(c['right'] for c in table.values())} right; noise model {args.noise}")
-    print(f"control: {'the base system re-asked on changed cases' if args.control else 'none'}")
+    print(f"control: {args.control}")
+    judged = (
+        "lexical" if args.judge_noise is None else f"a noisy LLM judge (flips with q {args.judge_noise:g})"
+    )
+    print(f"judge: {judged}")
     print(
         "| noise | p | candidate | pairs | gate failed | by reason | extra calls / changed case (median) | "
         "says the environment shifted |"
@@ -284,7 +375,8 @@ def main() -> None:
                 changed = sum(1 for c in cand["per_case"] if c["n_samples"] > 1)
                 extra = cand["notes"]["extra_samples"]["samples"]
                 if control is not None:
-                    extra += json.loads(control.read_text())["notes"]["control"]["samples"]
+                    note = json.loads(control.read_text())["notes"]["control"]
+                    extra += (note["samples"] if note["kind"] == "base" else 0) + len(note["probe"])
                 results[kind].append((failed, reasons, extra / changed if changed else 0.0, shifted))
             shutil.rmtree(pair)
         for kind, rows in results.items():

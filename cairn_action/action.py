@@ -20,12 +20,21 @@ from typing import Any, Literal
 from cairn_action.errors import CairnError, ExitCode, internal_error_message
 from cairn_action.gh.artifact_run import artifact_evaluator, artifact_folder, run_gate_mode
 from cairn_action.gh.context import ActionContext, load_context, read_event
+from cairn_action.gh.control import control_runner
 from cairn_action.gh.evaluate import attack_runner, evaluator
 from cairn_action.gh.gateway import GitHubGateway
 from cairn_action.gh.handoff import RESULTS_DIR
 from cairn_action.gh.index_folder import resolve_folder, restore_index, save_index
 from cairn_action.gh.inputs import ActionConfig, Mode, read_inputs
-from cairn_action.gh.runtime import AttackRun, Evaluate, Runtime, load_configs, publish, resolve_workdir
+from cairn_action.gh.runtime import (
+    AttackRun,
+    ControlRun,
+    Evaluate,
+    Runtime,
+    load_configs,
+    publish,
+    resolve_workdir,
+)
 from cairn_action.gh.sandbox import Identity, Scratch, eval_identity
 from cairn_action.gh.trust import Grants, passed_variables
 from cairn_action.gh.workflow import Workflow
@@ -96,13 +105,15 @@ def run_action(
     identity: Identity | None = None,
     env: Mapping[str, str] | None = None,
     gate: Callable[[Path], Callable[[Path, Path, Scratch, Grants], Evaluate]] | None = None,
+    control: Callable[[Path, Path, Scratch, Grants], ControlRun] | None = None,
 ) -> int:
     """Run the selected mode; the exit code: 0 pass, 1 gate failed, 2 usage or refused, 3 infrastructure.
 
     `event` is the event payload; release mode reads the release (or the dispatch's inputs) from it.
     `identity`: who the evaluation child runs as (sandbox.py). `env`: this process's environment, from
     which the `env` input's variables are granted to the evaluation (gh/trust.py). `gate`: for `mode:
-    gate`, the evaluation that reads another job's run artifact from a folder (gh/artifact_run.py)."""
+    gate`, the evaluation that reads another job's run artifact from a folder (gh/artifact_run.py).
+    `control`: PR mode's contemporaneous control (gh/control.py)."""
     from cairn_action.gh.comment_stage import run_comment_mode
     from cairn_action.gh.pr_mode import run_pr_mode
     from cairn_action.gh.refresh import run_baseline_mode
@@ -155,6 +166,11 @@ def run_action(
             attack=(
                 attack(workdir, context.workspace / RESULTS_DIR, scratch, grants)
                 if attack and inputs.attack and scratch and mode == "pr"
+                else None
+            ),
+            control=(
+                control(workdir, context.workspace / RESULTS_DIR, scratch, grants)
+                if control and scratch and mode == "pr"
                 else None
             ),
         )
@@ -222,6 +238,7 @@ def main(env: Mapping[str, str] | None = None) -> int:
             now=now,
             attack=attack_runner(env, workflow, now),
             gate=lambda folder: artifact_evaluator(env, workflow, now, folder),
+            control=control_runner(env, workflow, now),
             event=read_event(Path(env["GITHUB_EVENT_PATH"])),
             env=env,
         )

@@ -234,6 +234,26 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(handler=evaluate.cmd_golden_check)
     _add_golden_life(golden)
 
+    judge = sub.add_parser("judge", help="the judge").add_subparsers(
+        dest="judge_command", metavar="SUBCOMMAND", required=True
+    )
+    jc = judge.add_parser(
+        "check",
+        help="measure the configured judge against human verdicts: TPR, TNR, agreement, Cohen's kappa",
+        description="Judge each labelled answer with the config's judge and compare with the human verdict: "
+        "TPR and TNR with 95%% Wilson intervals, raw agreement and Cohen's kappa. The result is written "
+        "beside the config (<config>.judge-check.json), recorded in every report's notes and shown in the "
+        "comment; [judge] min_kappa makes the gate refuse a judge without one or below it.",
+    )
+    jc.add_argument(
+        "labels",
+        type=Path,
+        metavar="LABELS",
+        help="JSONL or CSV (by suffix): case_id, answer, human (true/false, correct/incorrect, 1/0)",
+    )
+    _add_config_args(jc)
+    jc.set_defaults(handler=_lazy("judge", "cmd_judge_check"))
+
     ev = sub.add_parser(
         "eval",
         help="run the golden set through the system, score it, and write the report",
@@ -300,6 +320,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="a JSON object {case id: total asks}: add samples to the run artifact until each listed case "
         "has been asked that often (the Action's trusted process chooses them after judging)",
     )
+    ev.add_argument(
+        "--drift-probe",
+        action="store_true",
+        help="with --baseline, when the base system cannot be run for --control: re-ask a seeded sample of "
+        "unchanged cases of this system and write a control report; if they moved as a block, `cairn gate "
+        "--control` says the environment shifted and the verdict is incomplete (exit 3)",
+    )
+    ev.add_argument(
+        "--ask-plan",
+        type=Path,
+        metavar="FILE",
+        help="with --run-only: ask only the cases of this JSON object {case id: asks}, that often each, "
+        "whatever the split (the Action's contemporaneous control asks the base system this way)",
+    )
     _add_no_progress(ev)
     ev.set_defaults(handler=evaluate.cmd_eval)
 
@@ -330,7 +364,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REPORT",
         help="a control report (`cairn eval --baseline BASELINE --control BASE_CONFIG`): the base system "
         "re-asked at the same time as this change on the cases it changed; the change is compared with "
-        "it there, so a shift of the provider since the baseline is not blamed on the change",
+        "it there, so a shift of the provider since the baseline is not blamed on the change (from "
+        "`--drift-probe`: unchanged cases re-asked; a block move makes the verdict incomplete, exit 3)",
     )
     gate.add_argument("--markdown", type=Path, help="write the pull-request comment (and job summary) here")
     gate.add_argument(
@@ -404,6 +439,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="RUN.jsonl",
         help="fit on these run artifacts (split calibration or all) instead of running",
+    )
+    cal.add_argument(
+        "--procedure",
+        choices=("fixed-sequence", "split"),
+        default="fixed-sequence",
+        help="fixed-sequence (default) or split: fixed sequence and Bonferroni at delta/2 each, the "
+        "threshold that answers more (rescues over-confident top scores on large slices, costs a few "
+        "points elsewhere and needs more cases: benchmarks/README.md)",
     )
     _add_no_progress(cal)
     cal.set_defaults(handler=evaluate.cmd_calibrate)

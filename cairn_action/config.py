@@ -155,6 +155,9 @@ class JudgeConfig(_Section):
     """Name of the environment variable holding the judge's API key (never the key itself)."""
     f1_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
     """Lexical judge: an answer is correct when it contains the expected answer or reaches this token F1."""
+    min_kappa: float | None = Field(default=None, ge=-1.0, le=1.0)
+    """The gate refuses (exit 2) a candidate whose judge has no `cairn judge check` result beside the
+    config, or one with Cohen's kappa below this (the baseline's setting decides). Unset: not required."""
 
 
 class RunConfig(_Section):
@@ -388,7 +391,7 @@ _UNHASHED: dict[str, Any] = {
     "retrieval": {"model_path"},
     "calibration": {"path"},
     "provider": {"api_key_env", "timeout_s", "max_retries", "requests_per_minute"},
-    "judge": {"api_key_env"},
+    "judge": {"api_key_env", "min_kappa"},
     # How much evidence the gate asks for, not what is measured.
     "gate": {"confirm_samples", "baseline_samples", "critical_max_p", "allow_self_override"},
     # The attack policy does not change what `cairn eval` measures (the attack report records its own).

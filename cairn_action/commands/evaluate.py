@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from cairn_action.report.models import Report
     from cairn_action.report.pipeline import WrittenReport
     from cairn_action.run.evaluation import RunOptions, RunOutcome
-    from cairn_action.run.models import LoadedRun
+    from cairn_action.run.models import CaseRecord, LoadedRun
 
 REPORTS_DIR = Path("reports")
 
@@ -205,6 +205,26 @@ def _read_plan(path: Path) -> dict[str, int]:
     return data
 
 
+def _ask_plan_options(loaded: LoadedConfig, plan_file: Path, artifact: Path | None) -> RunOptions:
+    """`--ask-plan`: only the plan's cases, each asked as often as it says (a case the golden set does not
+    have is an error: the plan was written for another set)."""
+    from cairn_action.golden.load import load_golden
+    from cairn_action.run.evaluation import RunOptions
+
+    plan = _read_plan(plan_file)
+    golden = load_golden(loaded.golden_path)
+    missing = sorted(set(plan) - {c.id for c in golden.cases})
+    if missing:
+        raise DataError(
+            f"{plan_file}:1: case {missing[0]} is not in {loaded.golden_path}",
+            "the plan must name cases of the config's golden set",
+        )
+    cases = tuple(c for c in golden.cases if c.id in plan)
+    return RunOptions(
+        split="all", artifact=artifact, sampling="candidate", confirm=plan, cases=cases, stem="control"
+    )
+
+
 def _as_run(outcome: RunOutcome, cwd: Path) -> LoadedRun:
     from cairn_action.run.models import LoadedRun
 
@@ -359,7 +379,7 @@ def _control(
     import argparse
 
     from cairn_action.gate import policy_of
-    from cairn_action.gate.confirm import confirmation_plan
+    from cairn_action.gate.control import changed_cases, probe_cases, probe_size
     from cairn_action.golden.load import load_golden
     from cairn_action.report.control import control_report
     from cairn_action.report.io import read_report, report_text, write_text_atomic
@@ -373,32 +393,86 @@ def _control(
     asked: dict[str, int] = {}
     for record in outcome.records:
         asked[record.case_id] = asked.get(record.case_id, 0) + 1
-    changed = confirmation_plan(baseline, scored, extra=1, asked={})
+    changed = changed_cases(baseline, scored)
     if not changed:
         print("control: no case's verdict differs from the baseline's; the base system was not re-asked")
         return None
+    golden = load_golden(loaded.golden_path)
+    if args.control is None:  # --drift-probe: this system re-asked on unchanged cases, no base system
+        return _drift_probe(loaded, baseline, scored, changed, outcome, args, cwd=cwd)
     base = _load_config_args(argparse.Namespace(**{**vars(args), "config": args.control}), cwd)
     cache = Path(base.cache_dir) / "control" / outcome.path.stem
     base = with_cache_dir(base, cache, cwd)
-    golden = load_golden(loaded.golden_path)
-    cases = tuple(c for c in golden.cases if c.id in changed)
     # As many samples as the baseline has (its policy's baseline_samples): the control stands in for the
     # baseline on these cases, and the shift is measured like for like. The candidate's own extra samples
-    # are its evidence, not the control's; this keeps the PR's extra calls under 10 per changed case.
-    plan = {c.id: policy_of(baseline, source=str(baseline_path)).baseline_samples for c in cases}
+    # are its evidence, not the control's. The drift probe (unchanged cases, asked once) measures the
+    # environment where this change cannot have moved it (gate/control.py).
+    plan = {case: policy_of(baseline, source=str(baseline_path)).baseline_samples for case in changed}
+    size = probe_size(len(changed), scored.notes.extra_samples.samples + sum(plan.values()))
+    probe = probe_cases(baseline, exclude=set(changed), size=size, seed=outcome.path.stem)
+    plan.update({case: 1 for case in probe})
+    cases = tuple(c for c in golden.cases if c.id in plan)
     artifact = outcome.path.with_name(f"{outcome.path.stem}.control.jsonl")
     control_options = RunOptions(
         split="all", artifact=artifact, sampling="candidate", confirm=plan, cases=cases, stem="control"
     )
     ran = _evaluate(base, control_options, cwd=cwd, no_progress=args.no_progress)
-    report = control_report(baseline, ran.records, golden, created_at=utc_now())
+    report = control_report(baseline, ran.records, golden, created_at=utc_now(), probe=set(probe))
     path = cwd / REPORTS_DIR / "control" / f"{loaded.config.name}-{outcome.path.stem}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, report_text(report), what="the control report")
     note = report.notes.control
     print(
-        f"control: re-asked the base system on {len(cases)} changed case(s) ({note.samples if note else 0} "
-        f"samples, {ran.calls_made()[0]} provider call(s)): {shown(path, cwd)} (cairn gate --control)"
+        f"control: re-asked the base system on {len(changed)} changed case(s) ({note.samples if note else 0} "
+        f"samples) and {len(probe)} unchanged one(s) of the drift probe, {ran.calls_made()[0]} provider "
+        f"call(s): {shown(path, cwd)} (cairn gate --control)"
+    )
+    return path
+
+
+def _drift_probe(
+    loaded: LoadedConfig,
+    baseline: Report,
+    scored: Report,
+    changed: Sequence[str],
+    outcome: RunOutcome,
+    args: argparse.Namespace,
+    *,
+    cwd: Path,
+) -> Path:
+    """`--drift-probe`: re-ask a seeded sample of unchanged cases of this system once each, with a cache of
+    its own, and write a probe-kind control report (report/control.py's probe_report)."""
+    from cairn_action.gate.control import probe_cases, probe_size
+    from cairn_action.golden.load import load_golden
+    from cairn_action.report.control import probe_report
+    from cairn_action.report.io import dumps, write_text_atomic
+    from cairn_action.run.evaluation import RunOptions
+
+    golden = load_golden(loaded.golden_path)
+    size = probe_size(len(changed), scored.notes.extra_samples.samples)
+    probe = probe_cases(baseline, exclude=set(changed), size=size, seed=outcome.path.stem)
+    records: Sequence[CaseRecord] = ()
+    calls = 0
+    if probe:
+        here = with_cache_dir(loaded, Path(loaded.cache_dir) / "probe" / outcome.path.stem, cwd)
+        options = RunOptions(
+            split="all",
+            artifact=outcome.path.with_name(f"{outcome.path.stem}.probe.jsonl"),
+            sampling="candidate",
+            confirm={case: 1 for case in probe},
+            cases=tuple(c for c in golden.cases if c.id in probe),
+            stem="control",
+        )
+        ran = _evaluate(here, options, cwd=cwd, no_progress=args.no_progress)
+        records, calls = ran.records, ran.calls_made()[0]
+    why = "--drift-probe: no base config was given"
+    report = probe_report(baseline, records, golden, why=why, created_at=utc_now())
+    path = cwd / REPORTS_DIR / "control" / f"{loaded.config.name}-{outcome.path.stem}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, dumps(report), what="the control report")
+    print(
+        f"drift probe: re-asked {len(probe)} unchanged case(s) of this system once each ({calls} provider "
+        f"call(s)): {shown(path, cwd)} (cairn gate --control)"
     )
     return path
 
@@ -435,10 +509,21 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
     from cairn_action.run.evaluation import RunOptions
     from cairn_action.run.shard import parse_shard
 
-    if args.control is not None and args.baseline is None:
+    if (args.control is not None or args.drift_probe) and args.baseline is None:
+        flag = "--control" if args.control is not None else "--drift-probe"
         raise CairnError(
-            "--control needs --baseline: the control re-asks the cases that differ from the baseline",
-            "cairn eval --baseline BASELINE --control BASE_CONFIG",
+            f"{flag} needs --baseline: a control re-asks cases chosen by comparing with the baseline",
+            "cairn eval --baseline BASELINE --control BASE_CONFIG (or --drift-probe)",
+        )
+    if args.control is not None and args.drift_probe:
+        raise CairnError(
+            "--control and --drift-probe are two kinds of control: give one",
+            "--control BASE_CONFIG when the base system can be run, else --drift-probe",
+        )
+    if args.ask_plan is not None and not args.run_only:
+        raise CairnError(
+            "--ask-plan asks a chosen few cases and writes no report: it needs --run-only",
+            "cairn eval --run-only --ask-plan PLAN.json --artifact FILE",
         )
     split = args.split or ("all" if args.run_only else "eval")
     options = RunOptions(
@@ -451,6 +536,8 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
     loaded = with_cache_dir(loaded, args.cache_dir, cwd)
+    if args.ask_plan is not None:
+        options = _ask_plan_options(loaded, args.ask_plan, args.artifact)
     if not args.run_only and options.shard is None:  # the report is written after the paid part
         from cairn_action.report.io import check_reports_dir
 
@@ -472,7 +559,7 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
             judged_by_caller=caller,
         )
     control_path = None
-    if args.control is not None:
+    if args.control is not None or args.drift_probe:
         control_path = _control(loaded, options, outcome, Path(args.baseline), args, cwd=cwd)
     for line in outcome.summary():
         print(line)
@@ -643,7 +730,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         for line in outcome.summary():
             print(line, file=sys.stderr)
         run = _as_run(outcome, cwd)
-    calibration, path = calibration_from_run(loaded, run, created_at=utc_now(), cairn_version=__version__)
+    calibration, path = calibration_from_run(
+        loaded, run, created_at=utc_now(), cairn_version=__version__, procedure=args.procedure
+    )
     for line in calibration_lines(calibration):
         print(line)
     print(f"calibration: {shown(path, cwd)} (commit it beside the config; `cairn eval` applies it)")

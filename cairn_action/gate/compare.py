@@ -29,7 +29,7 @@ from cairn_action.gate.outcome import (
     verdict,
     within,
 )
-from cairn_action.gate.paired import paired_statistics
+from cairn_action.gate.paired import DETECT_DROP, paired_statistics
 from cairn_action.gate.stats import holm_adjusted
 from cairn_action.report.models import Environment, PerCase, Report
 from cairn_action.report.why import setting_of
@@ -229,7 +229,16 @@ def _notes(
         notes.append(
             f"{baseline_errors} case(s) errored in the baseline: left out of the comparison (no evidence)"
         )
+    notes.append(judge_line(candidate))
     return notes
+
+
+def judge_line(report: Report) -> str:
+    """`judge: llm:m, kappa 0.82 on 60 labels`, or that the judge is not validated (`cairn judge check`)."""
+    check = report.notes.judge_check
+    if check is None:
+        return f"judge {report.notes.judge} not validated against human verdicts (cairn judge check LABELS)"
+    return check.summary()
 
 
 def _answered_errors(report: Report) -> tuple[int, int]:
@@ -256,6 +265,7 @@ def compare(
     critical_tags: Sequence[str],
     critical_max_p: float = 0.1,
     retrieval_k: int = RETRIEVAL_K,
+    detect_drop: float = DETECT_DROP,
 ) -> Comparison:
     """Compare `candidate` with `baseline`; a comparison with refusals carries nothing else.
 
@@ -382,5 +392,5 @@ def compare(
         extra_calls=extra.calls,
         extra_cost_usd=extra.cost_usd,
         extra_samples=extra.samples,
-        stats=paired_statistics(pairs, tags),
+        stats=paired_statistics(pairs, tags, detect_drop=detect_drop),
     )

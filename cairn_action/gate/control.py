@@ -7,11 +7,15 @@ rows, so the comment can say "the environment shifted" instead of blaming the pu
 
 from __future__ import annotations
 
+import random
+from collections.abc import Collection, Sequence
+
 from cairn_action.errors import DataError
 from cairn_action.gate.compare import refusals
-from cairn_action.gate.outcome import tally, verdict
-from cairn_action.gate.stats import mantel_haenszel_drop
-from cairn_action.report.models import Report
+from cairn_action.gate.confirm import confirmation_plan
+from cairn_action.gate.outcome import is_right, tally, verdict
+from cairn_action.gate.stats import Stratified, mantel_haenszel_drop
+from cairn_action.report.models import ControlNote, PerCase, ProbeRow, Report
 
 SHIFT_P = 0.1
 """The comment says the environment shifted when the control is right less often than the baseline on
@@ -53,11 +57,101 @@ def shift_note(baseline: Report, control: Report) -> tuple[bool, str]:
         f"samples, {note.calls} provider call(s){cost}), and this PR is compared with it there"
     )
     shifted = down > 0 and test.p_one_sided < SHIFT_P
-    if not shifted:
-        return False, f"control: {asked}; it answers as the baseline did ({down} now wrong, {up} now right)"
+    probed, probe_test = drift(baseline, note.probe)
+    if note.probe:
+        asked += f"; the drift probe asked it {len(note.probe)} unchanged case(s) too"
+    probe = f"; {_probe_words(probe_test, len(note.probe))}" if note.probe else ""
+    if not shifted and not probed:
+        return False, (
+            f"control: {asked}; it answers as the baseline did ({down} now wrong, {up} now right{probe})"
+        )
     return True, (
         f"the environment shifted since the baseline: {asked}; the base system itself now gets {down} of "
-        f"them wrong that the baseline got right (right in {test.right_after} of {test.n_after} samples "
-        f"now, {test.right_before} of {test.n_before} in the baseline; one-sided Mantel-Haenszel p = "
-        f"{test.p_one_sided:.3g}): on those cases this PR is judged against the base system as it answers now"
+        f"the changed cases wrong that the baseline got right (right in {test.right_after} of "
+        f"{test.n_after} samples now, {test.right_before} of {test.n_before} in the baseline; one-sided "
+        f"Mantel-Haenszel p = {test.p_one_sided:.3g}{probe}): on those cases this PR is judged against the "
+        "base system as it answers now"
     )
+
+
+def changed_cases(baseline: Report, candidate: Report) -> list[str]:
+    """The cases whose verdict differs from the baseline's, and those the candidate re-asked because its
+    first sample differed: all carry evidence the gate weighs (a re-asked case that came back is still in
+    the samples-level test), so all are compared with the base system as it answers now."""
+    reasked = {c.case_id for c in candidate.per_case if c.n_samples > 1}
+    return sorted(set(confirmation_plan(baseline, candidate, extra=1, asked={})) | reasked)
+
+
+PROBE_PER_CHANGED = 3
+"""The drift probe asks at most this many unchanged cases, once each, per changed case."""
+MAX_EXTRA_PER_CHANGED = 10
+"""A pull request's extra calls (the candidate's re-asks, the control's asks, the probe) per changed case:
+the probe takes what the others leave of this budget (issue 23's "at most 10 x the changed cases")."""
+
+
+def probe_size(changed: int, spent: int) -> int:
+    """How many unchanged cases the drift probe asks, given `changed` cases and `spent` extra calls already
+    (the candidate's re-asks, plus the base system's asks of the changed cases when it is re-asked)."""
+    return max(0, min(PROBE_PER_CHANGED * changed, MAX_EXTRA_PER_CHANGED * changed - spent))
+
+
+def probe_eligible(row: PerCase) -> bool:
+    """A case the probe may ask: right in the baseline's first sample, with at least two more usable samples.
+    The first sample chooses the case, the others are its before-side: choosing on the samples that are then
+    compared (all three right, "stable") biases the test towards "shifted", since a case right 80 % of the
+    time that happened to be right three times comes back wrong one time in five (benchmarks/README.md)."""
+    return is_right(row) is True and len([s for s in row.samples if s.right is not None]) >= 2
+
+
+def probe_cases(baseline: Report, *, exclude: Collection[str], size: int, seed: str) -> list[str]:
+    """A seeded sample of `size` eligible baseline cases not in `exclude` (the changed cases), sorted."""
+    eligible = sorted(r.case_id for r in baseline.per_case if r.case_id not in exclude and probe_eligible(r))
+    return sorted(random.Random(seed).sample(eligible, min(max(size, 0), len(eligible))))
+
+
+def probe_tables(baseline: Report, probe: Sequence[ProbeRow]) -> list[tuple[int, int, int, int]]:
+    """(right before, samples before, right now, asks now) per probed case: before is the baseline's samples
+    after the first (the first chose the case)."""
+    rows = {r.case_id: r for r in baseline.per_case}
+    tables = []
+    for p in probe:
+        row = rows.get(p.case_id)
+        if row is None or not p.now:
+            continue
+        before = [s.right for s in row.samples if s.right is not None]
+        tables.append((sum(before), len(before), sum(p.now), len(p.now)))
+    return tables
+
+
+def drift(baseline: Report, probe: Sequence[ProbeRow]) -> tuple[bool, Stratified]:
+    """(moved as a block, the test): the probe's answers now are right less often than the baseline's on the
+    same cases (one-sided Mantel-Haenszel p < SHIFT_P, and at least two answers now wrong)."""
+    tables = probe_tables(baseline, probe)
+    test = mantel_haenszel_drop(tables)
+    wrong_now = test.n_after - test.right_after
+    return wrong_now >= 2 and test.p_one_sided < SHIFT_P, test
+
+
+def _probe_words(test: Stratified, cases: int) -> str:
+    return (
+        f"{cases} unchanged case(s) probed: right in {test.right_after} of {test.n_after} answers now, "
+        f"{test.right_before} of {test.n_before} baseline samples (one-sided Mantel-Haenszel p = "
+        f"{test.p_one_sided:.3g})"
+    )
+
+
+def fallback_note(baseline: Report, note: ControlNote) -> tuple[bool, str]:
+    """For a probe-only control (the base system could not be run): (moved as a block, the sentence)."""
+    moved, test = drift(baseline, note.probe)
+    cost = "" if note.cost_usd is None else f", ${note.cost_usd:.4f}"
+    asked = (
+        f"the base system could not be run ({note.why}), so {len(note.probe)} unchanged case(s) were "
+        f"asked again of this pull request ({note.calls} provider call(s){cost})"
+    )
+    if moved:
+        return True, (
+            f"the environment shifted since the baseline: {asked}, and they moved as a block "
+            f"({_probe_words(test, len(note.probe))}). Cases this pull request changed are not blamed on it "
+            "while the environment moves: rerun the job later, or refresh the baseline"
+        )
+    return False, f"control: {asked}; they answer as the baseline did ({_probe_words(test, len(note.probe))})"

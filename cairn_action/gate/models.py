@@ -39,6 +39,7 @@ ReasonCode = Literal[
     "case_errored",
     "case_missing",
     "no_cases",
+    "environment_shifted",
 ]
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from cairn_action.config import GateConfig
 from cairn_action.gate.models import Statistics, TagDelta
 from cairn_action.gate.outcome import tally, verdict
 from cairn_action.gate.stats import (
     BOOTSTRAP_RESAMPLES,
+    cases_needed,
     mantel_haenszel_drop,
     mcnemar,
     minimum_detectable_drop,
@@ -26,13 +28,25 @@ from cairn_action.report.models import PerCase
 PAIRED_CLAIM_MIN = 50
 PAIRED_CLAIM_COMFORTABLE = 100
 SUBGROUP_CLAIM_MIN = 50
+DETECT_DROP = 0.10
+"""The correctness drop the golden slice should be able to catch when the policy names none: the issue's
+benchmark drop (10 points, to be caught >= 80 % of the time)."""
+
+
+def detect_drop_of(policy: GateConfig) -> float:
+    """The correctness drop the policy cares about: its `max_drop` on judge_score or exact_match (a share
+    of answers, like correctness), else DETECT_DROP."""
+    named = [policy.max_drop[m] for m in ("judge_score", "exact_match") if m in policy.max_drop]
+    return min(named) if named else DETECT_DROP
 
 
 def _f1(case: PerCase) -> float:
     return case.token_f1 if case.status == "answered" and case.token_f1 is not None else 0.0
 
 
-def paired_statistics(pairs: Sequence[tuple[PerCase, PerCase]], tags: Sequence[TagDelta]) -> Statistics:
+def paired_statistics(
+    pairs: Sequence[tuple[PerCase, PerCase]], tags: Sequence[TagDelta], *, detect_drop: float = DETECT_DROP
+) -> Statistics:
     """McNemar on right/wrong, Wilcoxon and a bootstrap on token F1, power, and what n cannot claim."""
     right_before = [1.0 if verdict(b) else 0.0 for b, _ in pairs]
     right_after = [1.0 if verdict(a) else 0.0 for _, a in pairs]
@@ -76,13 +90,26 @@ def paired_statistics(pairs: Sequence[tuple[PerCase, PerCase]], tags: Sequence[T
         bootstrap=bootstrap,
         scipy_version=scipy_version(),
         min_detectable_drop=mdd,
-        sample_notes=_sample_notes(n, tags),
+        sample_notes=_sample_notes(n, tags) + _underpowered(n, (b + c) / n if n else 0.0, mdd, detect_drop),
         samples_p_one_sided=stratified.p_one_sided,
         samples_right_before=stratified.right_before,
         samples_before=stratified.n_before,
         samples_right_after=stratified.right_after,
         samples_after=stratified.n_after,
     )
+
+
+def _underpowered(n: int, discordance: float, mdd: float | None, drop: float) -> list[str]:
+    """The "underpowered" note when the slice cannot catch the policy's drop with 80 % power (issue 23)."""
+    if not n or (mdd is not None and mdd <= drop):
+        return []
+    needed = cases_needed(discordance, drop)
+    can = f"a drop of {mdd * 100:.0f} points" if mdd is not None else "no drop"
+    more = f"about {needed} cases" if needed is not None else f"more than {20_000} cases"
+    return [
+        f"underpowered: {n} cases can detect {can} with 80% power (exact McNemar on the verdicts, "
+        f"{max(discordance, 0.1):.0%} discordance); a drop of {drop * 100:.0f} points needs {more}"
+    ]
 
 
 def _sample_notes(n: int, tags: Sequence[TagDelta]) -> list[str]:

@@ -205,6 +205,30 @@ def minimum_detectable_drop(
     return None
 
 
+def cases_needed(
+    discordance: float, drop: float, *, alpha: float = 0.05, power: float = 0.8, limit: int = 20_000
+) -> int | None:
+    """About how many paired cases the one-sided McNemar test needs to catch `drop` with `power` at this
+    `discordance` (clipped to at least 0.1, as in minimum_detectable_drop); None beyond `limit` or when
+    the drop exceeds the discordance. Power is not monotone in n (the test is discrete), hence "about":
+    the bisection finds a size at which it is reached, after doubling past one."""
+    psi = min(max(discordance, 0.10), 1.0)
+    if not 0 < drop <= psi:
+        return None
+    low, high = 1, 32
+    while mcnemar_power(high, psi, drop, alpha=alpha) < power:
+        low, high = high, high * 2
+        if high > limit:
+            return None
+    while low + 1 < high:
+        middle = (low + high) // 2
+        if mcnemar_power(middle, psi, drop, alpha=alpha) >= power:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
 def holm_adjusted(p_values: Sequence[float]) -> list[float]:
     """Holm's step-down adjusted p-values, in the input's order: rejecting every hypothesis whose adjusted
     p is at most `level` keeps the family-wise error rate at most `level`, whatever the dependence.

@@ -129,6 +129,7 @@ def decide_handoff(
         labeled_now=None,
         trend=None,
         preface=preface,
+        control=handoff.control,
     )
 
 

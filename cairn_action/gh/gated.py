@@ -74,6 +74,9 @@ class BaseFile:
     """None when the pull request adds the file."""
     config: Config | None
     """None when the pull request adds the file, or the base's copy is not a valid config."""
+    data: bytes | None = None
+    """The file's bytes at the base commit (b"" for the embedded default): the contemporaneous control
+    runs the base system from them (gh/control.py)."""
 
 
 def base_file(
@@ -83,8 +86,9 @@ def base_file(
     default."""
     copy = read_base_copy(gateway, path=repo_path, ref=base_sha, workspace=workspace)
     if copy.data is not None:
-        return BaseFile(name_in(copy.data, f"{repo_path} at {base_sha[:12]}"), parse_config(copy.data))
-    return BaseFile(DEFAULT_CONFIG_NAME, Config()) if embedded_default else BaseFile(None, None)
+        name = name_in(copy.data, f"{repo_path} at {base_sha[:12]}")
+        return BaseFile(name, parse_config(copy.data), copy.data)
+    return BaseFile(DEFAULT_CONFIG_NAME, Config(), b"") if embedded_default else BaseFile(None, None)
 
 
 def base_name(

@@ -44,6 +44,9 @@ class Handoff(BaseModel):
     config_name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
     report: Report
     """The candidate's report, as measured by the pull_request run (the fork's claim)."""
+    control: Report | None = None
+    """The contemporaneous control the pull_request run measured (gh/control.py), as much the fork's claim
+    as the report; the gate checks that it belongs to the base commit's baseline."""
 
 
 def write_handoff(

@@ -18,6 +18,7 @@ from cairn_action.gh.attack_section import attack_section
 from cairn_action.gh.baseline import read_base_copy
 from cairn_action.gh.comments import upsert_sticky
 from cairn_action.gh.context import PullRequestEvent
+from cairn_action.gh.control import base_judge_check
 from cairn_action.gh.exam import exam_paths, touched, touched_block
 from cairn_action.gh.explorer import explorer_link, write_explorer
 from cairn_action.gh.gated import GatedName, base_file, config_file, renamed_message
@@ -36,6 +37,7 @@ from cairn_action.render.trend import build_trend
 from cairn_action.render.view import marker
 from cairn_action.report.io import read_report, report_text, write_text_atomic
 from cairn_action.report.models import Report
+from cairn_action.report.pipeline import with_judge_check
 
 REPORTS_DIR = "reports"
 STATE: dict[str, StatusState] = {
@@ -144,7 +146,12 @@ def post(
 
 
 def _deliver(
-    rt: Runtime, pull: PullRequestEvent, outcome: Outcome, report: Report | None, explorer: str = ""
+    rt: Runtime,
+    pull: PullRequestEvent,
+    outcome: Outcome,
+    report: Report | None,
+    explorer: str = "",
+    control: Report | None = None,
 ) -> ConfigResult:
     """Write the artifact files, the report and the summary; post where the token allows."""
     folder = rt.results_dir / outcome.name
@@ -158,6 +165,7 @@ def _deliver(
             head_sha=pull.head_sha,
             config_name=outcome.name,
             report=report,
+            control=control,
         )
         paths = write_handoff(
             handoff, rt.results_dir, comment=outcome.comment, decision_json=outcome.decision_json
@@ -242,6 +250,11 @@ def gate_config(
         baseline = read_report(baseline_file)
     with rt.workflow.group(f"Cairn: evaluate {name}"):
         report = rt.evaluate(loaded, baseline_file if baseline is not None else None, trusted=trusted)
+    # The judge check that validates the base's judge is the base commit's (the checkout's may be forged).
+    check = base_judge_check(
+        rt.gateway, config_file=file, base_sha=pull.base_sha, workspace=rt.context.workspace
+    )
+    report = with_judge_check(report, check, base_cfg or loaded.config)
     if base.data is None or baseline is None:
         new_file = file if names.base_name is None and loaded.source is not None else None
         rt.workflow.notice(
@@ -258,6 +271,11 @@ def gate_config(
     rt.workflow.info(
         f"baseline for {name}: {base_path} at {pull.base_sha[:12]} (read through the {base.via})"
     )
+    control = None
+    if rt.control is not None:  # the base system re-asked now, or the drift probe (gh/control.py)
+        control = rt.control(
+            loaded, baseline, report, trusted=trusted, base_data=at_base.data, seed=f"{pull.head_sha}:{name}"
+        )
     labeled_now = rt.context.label if rt.context.action == "labeled" else None
     attack = attack_section(rt, pull, loaded)  # None unless `attack: true`
     extra = f"\n{attack.markdown}" if attack else ""
@@ -273,6 +291,7 @@ def gate_config(
         trend=build_trend(_history(rt, name, set(changed)), report),
         preface=preface,
         reserve=len(extra) + len(explorer_link(rt)),
+        control=control,
     )
     log_outcome(rt, outcome)
     explorer = write_explorer(rt, report, result=outcome.result)
@@ -285,7 +304,7 @@ def gate_config(
         # The override label covers the main gate's regression, not a broken attack probe.
         verdict = "refused" if attack.exit_code == ExitCode.USAGE else "regression"
         outcome = replace(outcome, verdict=verdict, exit_code=attack.exit_code, headline=attack.headline)
-    return _deliver(rt, pull, outcome, report, explorer)
+    return _deliver(rt, pull, outcome, report, explorer, control)
 
 
 def judge_block(trusted: Trusted, loaded: LoadedConfig) -> tuple[str, ...]:

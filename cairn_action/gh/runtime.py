@@ -39,6 +39,23 @@ class Evaluate(Protocol):
 AttackRun = Callable[[LoadedConfig], Path]
 """Runs `cairn attack` for one config (input `attack: true`), returning the attack report's path."""
 
+
+class ControlRun(Protocol):
+    """Re-ask the base system (or, failing that, the drift probe of the candidate) for one config; the
+    control report, or None when nothing needs one (no changed case, or a deterministic system)."""
+
+    def __call__(
+        self,
+        loaded: LoadedConfig,
+        baseline: Report,
+        candidate: Report,
+        *,
+        trusted: Trusted,
+        base_data: bytes | None,
+        seed: str,
+    ) -> Report | None: ...
+
+
 OUTPUT_METRICS = ("recall_at_5", "token_f1", "judge_score", "answer_rate", "error_rate_answered")
 """Metrics published as step outputs (named with hyphens: `token-f1`)."""
 _SEVERITY: dict[str, int] = {
@@ -63,6 +80,8 @@ class Runtime:
     """GITHUB_WORKSPACE joined with `working-directory`."""
     attack: AttackRun | None = None
     """Set when the `attack` input is true (PR mode adds the attack section to the comment)."""
+    control: ControlRun | None = None
+    """Set in PR mode: the contemporaneous control (gh/control.py)."""
 
     @property
     def results_dir(self) -> Path:

@@ -121,9 +121,11 @@ def gated(
     trend: Trend | None,
     preface: Sequence[str],
     reserve: int = 0,
+    control: Report | None = None,
 ) -> Outcome:
     """Gate `report` against `baseline` under the baseline's policy, with the override the labels carry
-    for this head (if any); `report.notes.overrides` gets the applied override."""
+    for this head (if any); `report.notes.overrides` gets the applied override. `control`: the base system
+    re-asked now, or the drift probe (gh/control.py)."""
     policy = policy_of(baseline, source=source)
     anchors = labels.anchors()
     finding = OverrideFinding(anchors=tuple(anchors))
@@ -141,7 +143,7 @@ def gated(
             author=subject.author,
             allow_self_override=policy.allow_self_override,
         )
-    result = run_gate(baseline, report, override=finding.override, source=source)
+    result = run_gate(baseline, report, override=finding.override, source=source, control=control)
     decision = result.decision
     record = decision.override
     lines = list(preface)

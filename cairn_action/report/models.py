@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from cairn_action.golden.split import SplitSummary
+from cairn_action.score.judge_check import JudgeCheck
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -228,6 +229,13 @@ class ExtraSamples(_Model):
     """None when some call's price was unknown."""
 
 
+class ProbeRow(_Model):
+    """Addition: one case of the drift probe (gate/control.py): its answers now, right or wrong."""
+
+    case_id: str
+    now: list[bool] = Field(default_factory=list)
+
+
 class ControlNote(_Model):
     """Addition: this report is a *control*: the baseline with the cases a pull request changed re-asked of
     the base system at the same time as the pull request (`cairn eval --baseline B --control BASE.toml`).
@@ -241,6 +249,14 @@ class ControlNote(_Model):
     cost_usd: float | None = 0.0
     """None when some call's price was unknown."""
     created_at: str = ""
+    kind: Literal["base", "probe"] = "base"
+    """Addition: `base`, the base system re-asked (the rows above are its answers now); `probe`, the base
+    system could not be run, so only the drift probe was asked, of the candidate (no row is replaced)."""
+    why: str = ""
+    """Addition: for `probe`, why the base system could not be run."""
+    probe: list[ProbeRow] = Field(default_factory=list)
+    """Addition: the drift probe, a seeded sample of cases the pull request did not change, asked once
+    (the base system's answers with `base`, the candidate's with `probe`)."""
 
 
 class Notes(_Model):
@@ -286,6 +302,11 @@ class Notes(_Model):
     extra: dict[str, str] = Field(default_factory=dict)
     control: ControlNote | None = None
     """Addition: set only on a control report (see ControlNote)."""
+    judge_check: JudgeCheck | None = None
+    """Addition: the judge measured against human verdicts (`cairn judge check`), read beside the config
+    when its judge is the one that judged this run; None: the judge is not validated."""
+    judge_min_kappa: float | None = None
+    """Addition: the config's `[judge] min_kappa` (the baseline's decides whether the gate refuses)."""
     config: dict[str, object] = Field(default_factory=dict)
     """Addition: the experiment the config hash identifies, as dotted keys (`chunking.size`: 800; URLs
     without credentials): the comment's config diff. Empty in reports written before it existed."""

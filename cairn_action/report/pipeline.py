@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from cairn_action.config import LoadedConfig
+from cairn_action.config import Config, LoadedConfig
 from cairn_action.errors import DataError
 from cairn_action.files import is_dir
 from cairn_action.golden.load import load_golden
@@ -27,7 +27,9 @@ from cairn_action.report.io import (
 from cairn_action.report.models import Report
 from cairn_action.run.models import LoadedRun
 from cairn_action.score.calibrate import calibrate
+from cairn_action.score.calibration import Procedure
 from cairn_action.score.calibration_file import CalibrationFile
+from cairn_action.score.judge_check import JudgeCheck, check_path, read_check
 
 
 def check_corpus_matches(loaded: LoadedConfig, run: LoadedRun, corpus_hash: str | None = None) -> None:
@@ -74,7 +76,7 @@ def score_run(
     golden = load_golden(loaded.golden_path)
     check_corpus_matches(loaded, run, corpus_hash)
     check_records_match(run.header, run.records, golden, where=run.where)
-    return build_report(
+    report = build_report(
         header=run.header,
         records=run.records,
         golden=golden,
@@ -86,6 +88,16 @@ def score_run(
         cairn_version=cairn_version,
         where=run.where,
     )
+    return with_judge_check(report, read_check(check_path(loaded.source, loaded.base_dir)), loaded.config)
+
+
+def with_judge_check(report: Report, check: JudgeCheck | None, config: Config) -> Report:
+    """The report with the judge check recorded when it measured the judge that judged this run (a check
+    of another judge, or of an older rule version, does not validate this one) and `[judge] min_kappa`."""
+    if check is not None and check.judge != report.notes.judge:
+        check = None
+    notes = report.notes.model_copy(update={"judge_check": check, "judge_min_kappa": config.judge.min_kappa})
+    return report.model_copy(update={"notes": notes})
 
 
 def report_from_run(
@@ -113,7 +125,12 @@ def report_from_run(
 
 
 def calibration_from_run(
-    loaded: LoadedConfig, run: LoadedRun, *, created_at: str, cairn_version: str
+    loaded: LoadedConfig,
+    run: LoadedRun,
+    *,
+    created_at: str,
+    cairn_version: str,
+    procedure: Procedure = "fixed-sequence",
 ) -> tuple[CalibrationFile, Path]:
     """Fit the threshold on the run's calibration-slice records and write the calibration file."""
     golden = load_golden(loaded.golden_path)
@@ -136,6 +153,7 @@ def calibration_from_run(
         created_at=created_at,
         cairn_version=cairn_version,
         source_runs=[Path(s).name for s in run.sources],
+        procedure=procedure,
     )
     path = loaded.calibration_out_path
     write_calibration(calibration, path)

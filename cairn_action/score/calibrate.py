@@ -8,7 +8,7 @@ from cairn_action.config import Config, config_hash
 from cairn_action.golden.models import GoldenCase
 from cairn_action.golden.split import SplitSummary
 from cairn_action.run.models import CaseRecord
-from cairn_action.score.calibration import advise, fit_threshold
+from cairn_action.score.calibration import Procedure, advise, fit_split, fit_threshold
 from cairn_action.score.calibration_file import CalibrationFile, steps_of, system_hash
 from cairn_action.score.outcome import calibration_inputs
 
@@ -25,11 +25,13 @@ def calibrate(
     created_at: str,
     cairn_version: str,
     source_runs: Sequence[str] = (),
+    procedure: Procedure = "fixed-sequence",
 ) -> CalibrationFile:
-    """Fit the threshold on the calibration slice's `records` for the config's alpha and delta."""
+    """Fit the threshold on the calibration slice's `records` for the config's alpha and delta;
+    `procedure` `split`: fixed sequence and Bonferroni at delta / 2 each (`fit_split`; its reason says so)."""
     confidences, wrong = calibration_inputs(records, dict(cases))
     alpha, delta = config.calibration.alpha, config.calibration.delta
-    fit = fit_threshold(confidences, wrong, alpha=alpha, delta=delta)
+    fit = (fit_split if procedure == "split" else fit_threshold)(confidences, wrong, alpha=alpha, delta=delta)
     return CalibrationFile(
         cairn_version=cairn_version,
         created_at=created_at,
@@ -53,7 +55,12 @@ def calibrate(
         upper_bound=fit.upper_bound,
         coverage=fit.coverage,
         reason=fit.reason,
-        advice=advise(fit, confidences, wrong, fraction=config.calibration.fraction),
+        advice=advise(fit, confidences, wrong, fraction=config.calibration.fraction)
+        if procedure == "fixed-sequence" or fit.status == "certified"
+        else [
+            "the advice is worked out for fixed-sequence testing at the full delta: calibrate with "
+            "--procedure fixed-sequence to see what would make this slice achievable"
+        ],
         path=steps_of(fit),
         split=split,
         source_runs=list(source_runs),

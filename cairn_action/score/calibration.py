@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -39,6 +39,8 @@ import numpy as np
 
 CalibrationStatus = Literal["certified", "not_achievable"]
 StartRule = Literal["auto", "zero_error", "one_error"]
+Procedure = Literal["fixed-sequence", "split"]
+"""`cairn calibrate --procedure`: fixed-sequence testing at delta (the default), or `fit_split`."""
 AUTO_FACTOR = 3
 """`auto` starts at the one-error count when at least this many times that count have a confidence."""
 
@@ -131,6 +133,56 @@ class ThresholdFit:
     @property
     def coverage(self) -> float:
         return self.answered / self.n if self.n else 0.0
+
+
+def fit_split(
+    confidences: Sequence[float | None], wrong: Sequence[bool], *, alpha: float, delta: float
+) -> ThresholdFit:
+    """Fixed-sequence testing and Bonferroni, each at delta / 2, and the certified threshold that answers
+    more (issue 23, item 9). The union bound keeps the guarantee: each procedure certifies a violating
+    threshold with probability at most delta / 2, so the one chosen does with probability at most delta.
+
+    Fixed-sequence stalls at the first threshold that fails, so over-confident top scores (metrics.md S3)
+    stop it at once; Bonferroni tests every distinct confidence at (delta / 2) / m and takes the lowest
+    threshold that passes, whatever failed above it."""
+    half = delta / 2
+    sequence = fit_threshold(confidences, wrong, alpha=alpha, delta=half)
+    pairs = sorted(
+        ((c, w) for c, w in zip(confidences, wrong, strict=True) if c is not None), key=lambda p: -p[0]
+    )
+    if not pairs:
+        return sequence
+    from scipy.stats import beta as beta_dist
+    from scipy.stats import binom
+
+    conf = np.array([c for c, _ in pairs])
+    cum_errors = np.cumsum([int(w) for _, w in pairs])
+    ends = np.nonzero(np.append(conf[1:] != conf[:-1], True))[0]
+    answered_at, errors_at = ends + 1, cum_errors[ends]
+    level = half / len(ends)
+    passing = np.nonzero(binom.cdf(errors_at, answered_at, alpha) <= level)[0]
+    if not len(passing) or int(answered_at[passing[-1]]) <= sequence.answered:
+        return replace(
+            sequence, delta=delta, reason=f"{sequence.reason} (fixed sequence at delta/2 = {half:g})"
+        )
+    j = int(passing[-1])
+    answered, errors = int(answered_at[j]), int(errors_at[j])
+    bound = 1.0 if errors >= answered else float(beta_dist.ppf(1.0 - level, errors + 1, answered - errors))
+    reason = (
+        f"answering {answered} of {len(confidences)} calibration cases with {errors} wrong: Bonferroni over "
+        f"{len(ends)} thresholds at delta/2 = {half:g} (fixed sequence at delta/2 answered "
+        f"{sequence.answered}): error among answered <= alpha={alpha:g} with probability >= {1 - delta:g}"
+    )
+    return replace(
+        sequence,
+        status="certified",
+        delta=delta,
+        threshold=float(conf[ends[j]]),
+        answered=answered,
+        errors=errors,
+        upper_bound=bound,
+        reason=reason,
+    )
 
 
 def fit_threshold(

@@ -240,3 +240,18 @@ def test_eval__json_dash__stdout_is_only_the_json_and_the_rest_goes_to_stderr(
     assert data["metrics"]["answer_rate"] == report.abstention.answer_rate and data["calibrated"] is True
     assert data["counts"]["answered"] + data["counts"]["abstained"] == report.n_cases
     assert "| default " in err and "report: reports/default-" in err
+
+
+@pytest.mark.slow
+def test_calibrate__split_procedure_on_the_sample__not_achievable_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The shipped calibration certifies 12 answers at delta 0.1; each half of the split tests at 0.05,
+    # where zero errors need 14, and the 13th most confident answer is wrong (benchmarks/README.md).
+    monkeypatch.chdir(tmp_path)
+    assert main(["calibrate", "--no-progress", "--procedure", "split"]) == 0
+    out = capsys.readouterr().out
+    calibration = read_calibration(tmp_path / "default.calibration.json")
+    assert calibration is not None and calibration.status == "not_achievable" and calibration.delta == 0.1
+    assert "(fixed sequence at delta/2 = 0.05)" in calibration.reason
+    assert "calibrate with --procedure fixed-sequence to see what would make this slice achievable" in out

@@ -195,10 +195,13 @@ def test_eval_baseline_with_control__base_system_reasked_now__blames_the_pr_only
     )
     assert run.code == 0, run.err
     assert "control: re-asked the base system on 1 changed case(s) (3 samples" in run.out
-    assert _asks(tmp_path / "base_now") == {_question(_UNANSWERABLE): 3}  # only the changed case, 3 times
+    asks = _asks(tmp_path / "base_now")
+    assert asks.pop(_question(_UNANSWERABLE)) == 3  # the changed case, as often as the baseline asked it
     control = sorted((folder / "reports" / "control").glob("tiny-*.json"))[-1]
     note = json.loads(control.read_text())["notes"]["control"]
     assert (note["cases"], note["samples"]) == ([_UNANSWERABLE], 3)
+    # The drift probe: up to 3 unchanged cases per changed one, asked once each.
+    assert set(asks.values()) == {1} and len(asks) == len(note["probe"]) == 3
 
     out = tmp_path / "decision.json"
     monkeypatch.chdir(tmp_path)
@@ -220,3 +223,32 @@ def test_eval__control_without_baseline__usage_error_exit_2(
     run = evaluate(folder, "tiny", capsys, monkeypatch, "--control", str(folder / "cairn.toml"))
     assert run.code == 2
     assert "--control needs --baseline" in run.err and "Traceback" not in run.err
+
+
+def test_eval_baseline_with_drift_probe__unchanged_cases_answer_as_before__loss_stands_and_probe_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No base system to re-ask: three unchanged cases of this PR's system are asked once more (a fresh cache,
+    # so they are answered now); they answer as the baseline did, so the PR's own loss stands.
+    baseline = _baseline(tmp_path, capsys, monkeypatch)
+    folder = _project(tmp_path / "pr", "pr_rag_probe", "always")
+    run = evaluate(folder, "tiny", capsys, monkeypatch, "--baseline", str(baseline), "--drift-probe")
+    assert run.code == 0, run.err
+    assert "drift probe: re-asked 3 unchanged case(s) of this system once each" in run.out
+    asks = _asks(folder)
+    assert asks.pop(_question(_UNANSWERABLE)) == 5  # the changed case: 1 + 4 confirmation re-asks
+    assert sorted(asks.values()).count(2) == 3  # three unchanged cases asked a second time, the rest once
+    control = sorted((folder / "reports" / "control").glob("tiny-*.json"))[-1]
+    note = json.loads(control.read_text())["notes"]["control"]
+    assert (note["kind"], note["cases"], len(note["probe"])) == ("probe", [], 3)
+
+    out = tmp_path / "decision.json"
+    monkeypatch.chdir(tmp_path)
+    argv = ["gate", str(baseline), str(_report_of(folder)), "--control", str(control), "--json", str(out)]
+    assert main(argv) == 1
+    decision = json.loads(out.read_text())["decision"]
+    assert decision["status"] == "regression"
+    assert decision["notes"][0].startswith(
+        "control: the base system could not be run (--drift-probe: no base"
+    )
+    assert "they answer as the baseline did" in decision["notes"][0]

@@ -166,3 +166,58 @@ def test_fit__auto_start__small_set_keeps_the_zero_error_start() -> None:
     conf = [1.0 - i / 100 for i in range(40)]
     fit = fit_threshold(conf, [False] * 40, alpha=0.1, delta=0.1)
     assert (fit.start_rule, fit.start) == ("zero_error", 22)
+
+
+def _s3_risk(conf: np.ndarray) -> np.ndarray:
+    """metrics.md's S3: S1's risk, but 0.3 for confidence >= 0.95 (over-confident top scores)."""
+    return np.where(conf >= 0.95, 0.3, 0.5 * (1 - conf) ** 1.5)
+
+
+def _s3_true_risk(t: float) -> float:
+    grid = np.linspace(t, 1.0, 4001)
+    return float(_s3_risk(grid).mean())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("scenario", "alpha", "n_cal"), [("S1", 0.1, 100), ("S3", 0.2, 400), ("S2", 0.2, 100)]
+)
+def test_simulation__split_fixed_sequence_and_bonferroni__holds_guarantee(
+    scenario: str, alpha: float, n_cal: int
+) -> None:
+    from cairn_action.score.calibration import fit_split
+
+    delta, draws = 0.1, 150
+    rng = np.random.Generator(np.random.PCG64(20261202))
+    violations = answered_split = answered_fixed = 0.0
+    for _ in range(draws):
+        conf = rng.uniform(0.0, 1.0, n_cal)
+        scale = 0.8 if scenario == "S2" else 0.5
+        risk = _s3_risk(conf) if scenario == "S3" else scale * (1 - conf) ** 1.5
+        wrong = rng.uniform(0.0, 1.0, n_cal) < risk
+        fit = fit_split(conf.tolist(), wrong.tolist(), alpha=alpha, delta=delta)
+        fixed = fit_threshold(conf.tolist(), wrong.tolist(), alpha=alpha, delta=delta)
+        if fit.threshold is not None:
+            true = (
+                _s3_true_risk(fit.threshold)
+                if scenario == "S3"
+                else _true_selective_risk(fit.threshold, scale)
+            )
+            violations += true > alpha
+            answered_split += 1 - fit.threshold
+        answered_fixed += 0.0 if fixed.threshold is None else 1 - fixed.threshold
+    assert violations / draws <= delta  # the union bound: delta/2 each
+    if scenario == "S3":  # where fixed-sequence stalls on the wrong top answers, Bonferroni answers
+        assert answered_split / draws > 0.3 > answered_fixed / draws
+
+
+def test_fit_split__shipped_sample_calibration__halving_delta_certifies_nothing() -> None:
+    from cairn_action.score.calibration import fit_split
+
+    # The shipped calibration (cairn.calibration.json): 24 confident cases, the top 12 right, the 13th
+    # wrong; at delta 0.1 fixed-sequence certifies 12. At delta/2 = 0.05 zero errors need 14 answers.
+    conf = [1.0 - i / 100 for i in range(24)] + [None] * 24
+    wrong = [False] * 12 + [True] + [False] * 11 + [False] * 24
+    assert fit_threshold(conf, wrong, alpha=0.2, delta=0.1).answered == 12
+    split = fit_split(conf, wrong, alpha=0.2, delta=0.1)
+    assert split.status == "not_achievable" and split.answered == 0

@@ -172,3 +172,86 @@ def test_compare__retrieval_depths_differ__note_names_both_mrr_cut_offs() -> Non
         "MRR is reciprocal rank within retrieval.depth: the baseline's is MRR@10, this PR's MRR@20"
         in " ".join(notes)
     )
+
+
+def _sampled(baseline: Report) -> Report:
+    """`baseline` with three samples of every case, each as its first (a stable noisy system's baseline)."""
+    from cairn_action.gate.outcome import is_right
+    from cairn_action.report.models import SampleOutcome
+
+    rows = []
+    for c in baseline.per_case:
+        right = is_right(c)
+        more = [SampleOutcome(sample=i, status=c.status, right=right) for i in (1, 2)]
+        rows.append(c.model_copy(update={"n_samples": 3, "n_right": 3 * int(bool(right)), "samples": more}))
+    return baseline.model_copy(update={"per_case": rows})
+
+
+def _probe(baseline: Report, answers: dict[str, list[bool]], *, kind: str = "probe") -> Report:
+    from cairn_action.report.models import ControlNote, ProbeRow
+
+    probe = [ProbeRow(case_id=case, now=now) for case, now in answers.items()]
+    note = ControlNote(kind=kind, why="a python: target", samples=len(probe), calls=len(probe), probe=probe)  # type: ignore[arg-type]
+    return baseline.model_copy(update={"notes": baseline.notes.model_copy(update={"control": note})})
+
+
+def test_probe_cases__seeded_sample_of_first_right_cases__same_seed_same_cases_changed_ones_left_out() -> (
+    None
+):
+    from cairn_action.gate.control import probe_cases, probe_eligible
+
+    baseline = _sampled(report("noisy_baseline"))
+    eligible = [c.case_id for c in baseline.per_case if probe_eligible(c)]
+    first = probe_cases(baseline, exclude={eligible[0]}, size=4, seed="abc:default")
+    assert first == probe_cases(baseline, exclude={eligible[0]}, size=4, seed="abc:default")
+    assert len(first) == 4 and eligible[0] not in first and set(first) <= set(eligible)
+    assert probe_cases(baseline, exclude=set(), size=100, seed="x") == sorted(eligible)
+    # A case with one baseline sample has no before-side apart from the sample that chose it.
+    assert probe_cases(report("noisy_baseline"), exclude=set(), size=10, seed="x") == []
+
+
+def test_gate_with_probe__unchanged_cases_moved_as_a_block__incomplete_exit_3_and_no_case_blamed() -> None:
+    baseline = _sampled(report("noisy_baseline"))
+    _, candidate = _candidate(
+        {"ret-001": {"answer_text": "30 days", "correct": False, "n_samples": 5, "n_right": 0}}
+    )
+    from cairn_action.gate.control import probe_eligible
+
+    probed = [c.case_id for c in baseline.per_case if probe_eligible(c) and c.case_id != "ret-001"][:5]
+    result = run_gate(baseline, candidate, control=_probe(baseline, {c: [False] for c in probed}))
+    decision = result.decision
+    assert (decision.status, decision.exit_code) == ("incomplete", 3)
+    assert decision.headline == "the environment shifted since the baseline"
+    [reason] = decision.reasons
+    assert reason.code == "environment_shifted" and reason.subject is None
+    assert "the base system could not be run (a python: target)" in reason.message
+    assert f"{len(probed)} unchanged case(s) were asked again" in reason.message
+
+
+def test_gate_with_probe__unchanged_cases_answer_as_before__the_gate_decides_and_says_which_control() -> None:
+    baseline = _sampled(report("noisy_baseline"))
+    _, candidate = _candidate({})
+    from cairn_action.gate.control import probe_eligible
+
+    probed = [c.case_id for c in baseline.per_case if probe_eligible(c)][:5]
+    answers = {c: [True] for c in probed} | {probed[0]: [False]}  # one wrong answer is not a block
+    decision = run_gate(baseline, candidate, control=_probe(baseline, answers)).decision
+    assert decision.status == "pass"
+    assert decision.notes[0].startswith("control: the base system could not be run (a python: target), so 5")
+    assert "they answer as the baseline did" in decision.notes[0]
+
+
+def test_gate_with_control__drift_probe_of_the_base_system_moved__the_environment_shifted_said() -> None:
+    baseline = _sampled(report("noisy_baseline"))
+    candidate = report("noisy_lost")
+    from cairn_action.gate.control import probe_eligible
+
+    control = _control(baseline, {"ret-008": {}})
+    probed = [c.case_id for c in baseline.per_case if probe_eligible(c) and c.case_id != "ret-008"][:4]
+    note = _probe(baseline, {c: [False] for c in probed}).notes.control
+    assert note is not None
+    both = control.notes.control.model_copy(update={"probe": note.probe})  # type: ignore[union-attr]
+    control = control.model_copy(update={"notes": control.notes.model_copy(update={"control": both})})
+    decision = run_gate(baseline, candidate, control=control).decision
+    assert decision.notes[0].startswith("the environment shifted since the baseline")
+    assert f"the drift probe asked it {len(probed)} unchanged case(s) too" in decision.notes[0]

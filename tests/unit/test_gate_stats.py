@@ -104,3 +104,33 @@ def test_minimum_detectable_drop__twelve_cases__nothing_detectable() -> None:
 
 def test_minimum_detectable_drop__unchanged_runs__discordance_floored_at_ten_percent() -> None:
     assert stats.minimum_detectable_drop(100, 0.0) == stats.minimum_detectable_drop(100, 0.10)
+
+
+@pytest.mark.parametrize("discordance", [0.05, 0.1, 0.2, 0.3])
+def test_cases_needed__the_size_found__reaches_80_percent_power_and_detects_the_drop(
+    discordance: float,
+) -> None:
+    needed = stats.cases_needed(discordance, 0.10)
+    assert needed is not None
+    psi = max(discordance, 0.1)
+    assert stats.mcnemar_power(needed, psi, 0.10) >= 0.8
+    assert stats.minimum_detectable_drop(needed, discordance) <= 0.10
+    # And a slice a quarter smaller cannot: the answer is the right order of size, not just any size.
+    assert stats.mcnemar_power(int(needed * 0.75), psi, 0.10) < 0.8
+
+
+def test_cases_needed__drop_beyond_the_discordance__none() -> None:
+    assert stats.cases_needed(0.1, 0.2) is None
+
+
+def test_gate__twelve_cases__underpowered_note_says_how_many_cases_would_detect_the_policys_drop() -> None:
+    from gate_fixtures import report
+
+    from cairn_action.gate import run_gate
+
+    baseline = report("noisy_baseline")
+    notes = run_gate(baseline, baseline).comparison.stats.sample_notes  # type: ignore[union-attr]
+    assert (
+        "underpowered: 12 cases can detect no drop with 80% power (exact McNemar on the verdicts, 10% "
+        "discordance); a drop of 10 points needs about 66 cases" in notes
+    )

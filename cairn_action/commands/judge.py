@@ -1,0 +1,95 @@
+"""`cairn judge check LABELS`: the configured judge measured against human verdicts (score/judge_check.py)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+from cairn_action.errors import DataError, ExitCode, InfrastructureError
+
+
+def cmd_judge_check(args: argparse.Namespace) -> int:
+    from cairn_action.commands.evaluate import _load_config_args, utc_now
+    from cairn_action.golden.load import load_golden
+    from cairn_action.providers.build import build_llm_judge
+    from cairn_action.providers.services import ProviderServices
+    from cairn_action.report.io import write_text_atomic
+    from cairn_action.run.cache import ResultCache
+    from cairn_action.run.graded import judge_answer
+    from cairn_action.run.judge import LexicalJudge
+    from cairn_action.score.judge_check import check_path, measure, read_labels
+
+    cwd = Path.cwd()
+    loaded = _load_config_args(args, cwd)
+    labels, digest = read_labels(args.labels)
+    cases = load_golden(loaded.golden_path).by_id()
+    for label in labels:
+        case = cases.get(label.case_id)
+        if case is None:
+            raise DataError(
+                f"{args.labels}:{label.line}: case {label.case_id} is not in {loaded.golden_path}",
+                "label answers to cases of the config's golden set (`cairn show CASE` lists a recorded one)",
+            )
+        if not case.answerable:
+            raise DataError(
+                f"{args.labels}:{label.line}: case {label.case_id} is unanswerable: the judge grades answers "
+                "to answerable cases only",
+                "leave unanswerable cases out of the labels (abstaining is scored without the judge)",
+            )
+    config = loaded.config
+    services = ProviderServices.from_config(config, env=os.environ, warn=print)
+    judge: object
+    if config.judge.name == "lexical":
+        judge = LexicalJudge(config.judge.f1_threshold)
+    else:
+        judge = build_llm_judge(config, os.environ, services)
+    name = str(getattr(judge, "label", config.judge.name))
+    cache = ResultCache(loaded.cache_dir)
+    verdicts: list[bool] = []
+    for label in labels:
+        judged = judge_answer(judge, cache, cases[label.case_id], label.answer, time.perf_counter, sample=0)  # type: ignore[arg-type]
+        if judged.error is not None or judged.verdict is None:
+            raise InfrastructureError(
+                f"{args.labels}:{label.line}: the judge could not grade this answer: {judged.error}",
+                "check the judge's provider settings and key, then run it again (graded answers are cached)",
+            )
+        verdicts.append(judged.verdict.correct is True)
+    check = measure(
+        [label.human for label in labels],
+        verdicts,
+        judge_name=name,
+        labels=str(args.labels),
+        sha256=digest,
+        created_at=utc_now(),
+    )
+    path = check_path(loaded.source, loaded.base_dir)
+    write_text_atomic(path, check.model_dump_json(indent=2) + "\n")
+    for line in _lines(check):
+        print(line)
+    print(f"judge check written: {path} (recorded in every report's notes; [judge] min_kappa gates on it)")
+    return ExitCode.PASS
+
+
+def _lines(check: object) -> list[str]:
+    from cairn_action.score.judge_check import JudgeCheck
+
+    assert isinstance(check, JudgeCheck)
+
+    def share(value: float | None, low: float | None, high: float | None, k: int, n: int) -> str:
+        if value is None or low is None or high is None:
+            return f"undefined (no labels of that kind, {k} of {n})"
+        return f"{value:.1%} ({k} of {n}; 95% Wilson {low:.1%} to {high:.1%})"
+
+    kappa = "undefined (one label throughout)" if check.kappa is None else f"{check.kappa:.2f}"
+    positives = check.true_positive + check.false_negative
+    negatives = check.true_negative + check.false_positive
+    return [
+        f"{check.n} labels, judge {check.judge}",
+        "TPR (right when a human says right): "
+        + share(check.tpr, check.tpr_low, check.tpr_high, check.true_positive, positives),
+        "TNR (wrong when a human says wrong): "
+        + share(check.tnr, check.tnr_low, check.tnr_high, check.true_negative, negatives),
+        f"raw agreement {check.agreement:.1%}, Cohen's kappa {kappa}",
+    ]
