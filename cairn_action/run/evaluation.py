@@ -7,6 +7,7 @@ clock) and reads nothing from the process itself.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import time
@@ -229,7 +230,10 @@ def run_evaluation(
         done = ensure_sample_corpus(corpus_dir)
         if done is not None:
             log.write(done + "\n")
-    corpus = load_corpus(corpus_dir)
+    # The manifest (size, times and inode of each document, and its hash) lets a warm run skip reading
+    # and hashing what has not changed: index/corpus.py says when that is safe.
+    where = hashlib.sha256(str(corpus_dir.resolve()).encode()).hexdigest()[:16]
+    corpus = load_corpus(corpus_dir, manifest=loaded.cache_dir / INDEX_CACHE_DIR / f"corpus-{where}.json")
     for line in corpus.skipped_lines():  # never dropped without a word
         log.write(f"note: {line}\n")
     warnings = golden_warnings(golden)
