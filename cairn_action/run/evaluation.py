@@ -46,6 +46,7 @@ from cairn_action.run.target_case import is_retrieving_target
 from cairn_action.sample.generate import ensure_sample_corpus
 
 INDEX_CACHE_DIR = "index"
+MANIFEST_DIR = "manifest"
 """The index cache's folder under run.cache_dir (chunks, BM25, embeddings: retrieval/index_cache.py)."""
 RUNS_DIR = Path("reports") / "runs"
 """Where artifacts go by default, relative to the working folder: `<config>[-shard-I-of-N]-<UTC>.jsonl`."""
@@ -231,9 +232,10 @@ def run_evaluation(
         if done is not None:
             log.write(done + "\n")
     # The manifest (size, times and inode of each document, and its hash) lets a warm run skip reading
-    # and hashing what has not changed: index/corpus.py says when that is safe.
+    # and hashing what has not changed: index/corpus.py says when that is safe. It describes this
+    # machine's files, so it lives beside `index/`, not in it: the Action carries `index/` between jobs.
     where = hashlib.sha256(str(corpus_dir.resolve()).encode()).hexdigest()[:16]
-    corpus = load_corpus(corpus_dir, manifest=loaded.cache_dir / INDEX_CACHE_DIR / f"corpus-{where}.json")
+    corpus = load_corpus(corpus_dir, manifest=loaded.cache_dir / MANIFEST_DIR / f"corpus-{where}.json")
     for line in corpus.skipped_lines():  # never dropped without a word
         log.write(f"note: {line}\n")
     warnings = golden_warnings(golden)
