@@ -62,11 +62,11 @@ class Document:
 
     @property
     def text(self) -> str:
-        if self._text is None:
+        text = self._text
+        if text is None:  # two threads may both read it: the same checked text, no harm
             assert self._load is not None
-            self._text = self._load()
-            self._load = None
-        return self._text
+            text = self._text = self._load()
+        return text
 
     @property
     def basename(self) -> str:
