@@ -26,16 +26,16 @@ from pydantic import BaseModel, ConfigDict
 
 from cairn_action.errors import DataError
 from cairn_action.files import (
+    HINT_WRITE,
     LIMIT_CACHE_ENTRY,
     LIMIT_DOCUMENT,
+    atomic_writer,
     decode_utf8,
     exists,
     is_dir,
     is_file,
-    make_dirs,
     os_reason,
     read_bytes,
-    write_bytes,
 )
 from cairn_action.index.readers import DOCUMENT_SUFFIXES, MARKDOWN_SUFFIXES, READERS, Unreadable, render
 
@@ -305,8 +305,15 @@ class _Manifest(BaseModel):
         files = {rel: entry for rel, entry in seen.items() if max(entry[1], entry[2]) < limit}
         if known is not None and known.files == files:
             return
-        make_dirs(path.parent, what="the cache folder")
-        write_bytes(path, cls(files=files).model_dump_json().encode(), what="the corpus manifest")
+        # Not fsynced: a manifest lost or torn by a power cut only makes the next run read everything.
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_writer(path, durable=False) as handle:
+                handle.write(cls(files=files).model_dump_json().encode())
+        except OSError as exc:
+            raise DataError(
+                f"{path}: cannot write the corpus manifest: {os_reason(exc)}", HINT_WRITE
+            ) from None
 
 
 def _check_readable_tree(root: Path) -> None:
