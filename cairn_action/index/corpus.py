@@ -17,7 +17,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Literal
@@ -101,6 +101,13 @@ class Corpus:
     documents: tuple[Document, ...]
     corpus_hash: str
     skipped: tuple[Skipped, ...] = ()
+    pending_manifest: Callable[[], None] | None = field(default=None, compare=False, repr=False)
+    """Writes the corpus manifest `load_corpus` was given, updated: called by a run once its input checks
+    have passed (bad input writes nothing), never by `load_corpus` itself."""
+
+    def save_manifest(self) -> None:
+        if self.pending_manifest is not None:
+            self.pending_manifest()
 
     def by_path(self) -> dict[str, Document]:
         return {d.path: d for d in self.documents}
@@ -146,7 +153,8 @@ def load_corpus(root: Path | str, *, manifest: Path | None = None) -> Corpus:
 
     With `manifest` (a file in the run's cache), a document whose size, mtime, ctime and inode are those
     the manifest recorded is not read: its content hash is the recorded one, and its text is read only
-    when asked for, then checked against that hash (see `_Manifest` for when this is safe)."""
+    when asked for, then checked against that hash (see `_Manifest` for when this is safe). The updated
+    manifest is written by `Corpus.save_manifest`."""
     root = Path(root)
     hint = "pass --corpus DIR, or generate the sample with `cairn corpus generate --out data/sample`"
     if not is_dir(root):
@@ -192,13 +200,12 @@ def load_corpus(root: Path | str, *, manifest: Path | None = None) -> Corpus:
             f"{install}point --corpus at the folder that holds your documents",
         )
     documents.sort(key=lambda d: d.path)
-    if manifest is not None:
-        _Manifest.write(manifest, seen, known)
     return Corpus(
         root=root,
         documents=tuple(documents),
         corpus_hash=_hash_of_digests(hashes),
         skipped=tuple(skipped),
+        pending_manifest=None if manifest is None else partial(_Manifest.write, manifest, seen, known),
     )
 
 

@@ -307,6 +307,7 @@ def run_evaluation(
         progress=EmbeddingRate(log.write),
     )
     store, retriever = built.store, built.retriever
+    corpus.save_manifest()  # with the index: the input checks have passed
     log.write(
         f"indexed {len(corpus.documents)} documents as {len(store.chunks)} chunks "
         f"in {time.perf_counter() - started:.2f}s ({built.summary})\n"

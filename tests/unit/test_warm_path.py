@@ -11,7 +11,7 @@ import pytest
 
 from cairn_action.errors import DataError
 from cairn_action.index.chunks import ChunkStore, ChunkTable
-from cairn_action.index.corpus import _RACY_NS, Document, _Manifest, load_corpus
+from cairn_action.index.corpus import _RACY_NS, Corpus, Document, _Manifest, load_corpus
 from cairn_action.retrieval.index_cache import IndexCache
 from cairn_action.retrieval.lexical import BM25Retriever, top_positions
 
@@ -28,6 +28,13 @@ def _no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("cairn_action.index.corpus._RACY_NS", 0)
 
 
+def _loaded(corpus_dir: Path, manifest: Path) -> Corpus:
+    """`load_corpus` with the manifest, saved as a run does once its checks pass."""
+    corpus = load_corpus(corpus_dir, manifest=manifest)
+    corpus.save_manifest()
+    return corpus
+
+
 def _project(tmp_path: Path) -> tuple[Path, Path]:
     corpus = tmp_path / "corpus"
     (corpus / "hr").mkdir(parents=True)
@@ -42,9 +49,9 @@ def _project(tmp_path: Path) -> tuple[Path, Path]:
 def test_load_corpus__manifest_matches__documents_unread_and_the_same_corpus(tmp_path: Path) -> None:
     corpus_dir, manifest = _project(tmp_path)
     plain = load_corpus(corpus_dir)
-    first = load_corpus(corpus_dir, manifest=manifest)
+    first = _loaded(corpus_dir, manifest)
     assert manifest.is_file()
-    second = load_corpus(corpus_dir, manifest=manifest)
+    second = _loaded(corpus_dir, manifest)
     assert first.corpus_hash == second.corpus_hash == plain.corpus_hash
     assert [d.path for d in second.documents] == ["expenses.md", "hr/leave.md"]
     assert second.skipped == plain.skipped  # the file of another format is still listed
@@ -55,12 +62,12 @@ def test_load_corpus__manifest_matches__documents_unread_and_the_same_corpus(tmp
 
 def test_load_corpus__document_rewritten_same_size_and_mtime__read_again(tmp_path: Path) -> None:
     corpus_dir, manifest = _project(tmp_path)
-    before = load_corpus(corpus_dir, manifest=manifest)
+    before = _loaded(corpus_dir, manifest)
     leave = corpus_dir / "hr" / "leave.md"
     stat = leave.stat()
     leave.write_text(LEAVE.replace("Rule 1:", "Rule 9:"), encoding="utf-8")  # same size
     os.utime(leave, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # as cp -p or rsync -t would leave it
-    after = load_corpus(corpus_dir, manifest=manifest)
+    after = _loaded(corpus_dir, manifest)
     assert after.corpus_hash != before.corpus_hash
     assert after.corpus_hash == load_corpus(corpus_dir).corpus_hash
     assert after.by_path()["hr/leave.md"].text.startswith(LEAVE.replace("Rule 1:", "Rule 9:")[:40])
@@ -68,8 +75,8 @@ def test_load_corpus__document_rewritten_same_size_and_mtime__read_again(tmp_pat
 
 def test_load_corpus__document_changed_after_the_check__refused_when_read(tmp_path: Path) -> None:
     corpus_dir, manifest = _project(tmp_path)
-    load_corpus(corpus_dir, manifest=manifest)
-    corpus = load_corpus(corpus_dir, manifest=manifest)
+    _loaded(corpus_dir, manifest)
+    corpus = _loaded(corpus_dir, manifest)
     (corpus_dir / "expenses.md").write_text(EXPENSES + " More.", encoding="utf-8")
     with pytest.raises(DataError, match=r"expenses.md: the document changed while Cairn was running"):
         _ = corpus.by_path()["expenses.md"].text
@@ -85,11 +92,11 @@ def test_load_corpus__file_changed_within_the_racy_window__not_recorded(
     (corpus_dir / "expenses.md").write_text(EXPENSES, encoding="utf-8")  # changed just now
     # ctime cannot be set back; move the clock of the rule instead: leave.md is older than the window
     monkeypatch.setattr("cairn_action.index.corpus.time.time_ns", lambda: now + RACY_NS - 10**6)
-    corpus = load_corpus(corpus_dir, manifest=manifest)
+    corpus = _loaded(corpus_dir, manifest)
     recorded = _Manifest.read(manifest)
     assert recorded is not None
     assert sorted(recorded.files) == ["hr/leave.md"]
-    assert load_corpus(corpus_dir, manifest=manifest).corpus_hash == corpus.corpus_hash
+    assert _loaded(corpus_dir, manifest).corpus_hash == corpus.corpus_hash
 
 
 @pytest.mark.parametrize("content", [b"", b"{not json", b'{"format": 2, "files": {}}'])
@@ -99,7 +106,7 @@ def test_load_corpus__manifest_torn_or_foreign__everything_read_and_rewritten(
     corpus_dir, manifest = _project(tmp_path)
     manifest.parent.mkdir(parents=True)
     manifest.write_bytes(content)
-    corpus = load_corpus(corpus_dir, manifest=manifest)
+    corpus = _loaded(corpus_dir, manifest)
     assert all(d._text is not None for d in corpus.documents)
     assert corpus.corpus_hash == load_corpus(corpus_dir).corpus_hash
     recorded = _Manifest.read(manifest)
@@ -108,9 +115,9 @@ def test_load_corpus__manifest_torn_or_foreign__everything_read_and_rewritten(
 
 def test_load_corpus__document_removed__gone_from_the_corpus(tmp_path: Path) -> None:
     corpus_dir, manifest = _project(tmp_path)
-    load_corpus(corpus_dir, manifest=manifest)
+    _loaded(corpus_dir, manifest)
     (corpus_dir / "expenses.md").unlink()
-    corpus = load_corpus(corpus_dir, manifest=manifest)
+    corpus = _loaded(corpus_dir, manifest)
     assert [d.path for d in corpus.documents] == ["hr/leave.md"]
     assert corpus.corpus_hash == load_corpus(corpus_dir).corpus_hash
 
@@ -118,8 +125,8 @@ def test_load_corpus__document_removed__gone_from_the_corpus(tmp_path: Path) -> 
 def _stores(tmp_path: Path) -> tuple[ChunkStore, ChunkStore]:
     corpus_dir, manifest = _project(tmp_path)
     cache = IndexCache(tmp_path / "index")
-    built = cache.store(load_corpus(corpus_dir, manifest=manifest), 200, 40)
-    cached = IndexCache(tmp_path / "index").store(load_corpus(corpus_dir, manifest=manifest), 200, 40)
+    built = cache.store(_loaded(corpus_dir, manifest), 200, 40)
+    cached = IndexCache(tmp_path / "index").store(_loaded(corpus_dir, manifest), 200, 40)
     return built, cached
 
 
@@ -181,3 +188,11 @@ def test_bm25__over_the_cached_table__same_hits_as_over_the_built_store(tmp_path
         a = [(h.chunk, h.rank, h.score) for h in BM25Retriever(built).retrieve(query, 5)]
         b = [(h.chunk, h.rank, h.score) for h in BM25Retriever(cached).retrieve(query, 5)]
         assert a == b
+
+
+def test_load_corpus__with_a_manifest__writes_nothing_until_the_run_saves_it(tmp_path: Path) -> None:
+    corpus_dir, manifest = _project(tmp_path)
+    corpus = load_corpus(corpus_dir, manifest=manifest)
+    assert not manifest.exists()  # a run refused after loading (bad input) leaves no file behind
+    corpus.save_manifest()
+    assert manifest.is_file()
