@@ -30,7 +30,7 @@ import numpy as np
 
 from cairn_action.index.chunks import ChunkStore
 from cairn_action.retrieval.base import Hit, Retriever
-from cairn_action.retrieval.lexical import strictly_decreasing
+from cairn_action.retrieval.lexical import strictly_decreasing, top_positions
 
 RRF_K = 60
 """Reciprocal rank fusion's k (`retrieval.rrf_k`)."""
@@ -69,8 +69,10 @@ def _ordered(store: ChunkStore, scores: dict[int, float] | np.ndarray, depth: in
     """The `depth` best chunk positions by score, ties by chunk id, as hits with strictly decreasing
     scores."""
     chunks = store.chunks
-    items = scores.items() if isinstance(scores, dict) else enumerate(scores.tolist())
-    ranked = sorted(items, key=lambda item: (-item[1], chunks[item[0]].chunk_id))[:depth]
+    if isinstance(scores, dict):
+        ranked = sorted(scores.items(), key=lambda item: (-item[1], store.chunk_id(item[0])))[:depth]
+    else:
+        ranked = top_positions(store, scores, depth)
     values = strictly_decreasing([score for _, score in ranked])
     return [
         Hit(chunk=chunks[i], rank=rank, score=value)
@@ -169,7 +171,6 @@ class HybridRetriever:
         self.k = k
         self.weights = (bm25_weight, 1.0 - bm25_weight)
         self.candidates = candidates
-        self._position = {c.chunk_id: i for i, c in enumerate(store.chunks)}
 
     def retrieve(self, query: str, depth: int) -> list[Hit]:
         if depth <= 0:
@@ -180,4 +181,5 @@ class HybridRetriever:
             fused = reciprocal_rank_fusion(rankings, self.k)
         else:
             fused = convex_fusion(rankings, self.weights)
-        return _ordered(self.store, {self._position[cid]: score for cid, score in fused.items()}, depth)
+        position = self.store.position
+        return _ordered(self.store, {position(cid): score for cid, score in fused.items()}, depth)

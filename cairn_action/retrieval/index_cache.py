@@ -2,8 +2,8 @@
 
 Under `<run.cache_dir>/index/`:
 - `chunks-<key>.npz`: each chunk's document, offsets, heading path and table header (the text itself is
-  sliced from the corpus again: it is the corpus), keyed by the corpus hash, the chunker's version and
-  the chunk size and overlap;
+  sliced from the corpus again when the chunk is first used: it is the corpus), keyed by the corpus
+  hash, the chunker's version and the chunk size and overlap;
 - `bm25-<key>.npz` (with `bm25-<key>.data.npy` and `.indices.npy`, memory-mapped): the BM25 score
   matrix and its vocabulary, keyed by the chunks' key, the tokenizer's version, the indexed-text layout
   and k1, b;
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cairn_action.index.chunks import CHUNKER_VERSION, Chunk, ChunkStore, build_store, make_chunk_id
+from cairn_action.index.chunks import CHUNKER_VERSION, ChunkStore, ChunkTable, build_store
 from cairn_action.index.corpus import Corpus
 from cairn_action.index.sentences import SENTENCES_VERSION
 from cairn_action.retrieval.lexical import INDEX_TEXT_VERSION, LexicalIndex, build_lexical_index
@@ -237,27 +237,16 @@ def _store_arrays(corpus: Corpus, store: ChunkStore) -> dict[str, np.ndarray]:
 
 
 def _store_from(corpus: Corpus, data: dict[str, np.ndarray], size: int, overlap: int) -> ChunkStore:
-    documents = corpus.documents
-    if int(data["n_documents"]) != len(documents):
+    """The cached chunks as a `ChunkTable`: each chunk, and its document's text, built when first used."""
+    if int(data["n_documents"]) != len(corpus.documents):
         raise ValueError("written for another corpus")
-    contexts = _unstrings(data["contexts"])
-    chunks = [
-        Chunk(
-            chunk_id=make_chunk_id(documents[d].path, s, e),
-            doc=documents[d].path,
-            start=s,
-            end=e,
-            text=documents[d].text[s:e],
-            heading=contexts[h],
-            table_header=contexts[t],
-        )
-        for d, s, e, h, t in zip(
-            data["doc"].tolist(),
-            data["start"].tolist(),
-            data["end"].tolist(),
-            data["heading"].tolist(),
-            data["table_header"].tolist(),
-            strict=True,
-        )
-    ]
-    return ChunkStore(chunks=tuple(chunks), size=size, overlap=overlap)
+    table = ChunkTable(
+        corpus.documents,
+        doc=data["doc"],
+        start=data["start"],
+        end=data["end"],
+        heading=data["heading"],
+        table_header=data["table_header"],
+        contexts=_unstrings(data["contexts"]),
+    )
+    return ChunkStore(chunks=table, size=size, overlap=overlap)

@@ -28,6 +28,24 @@ def index_text(chunk: Chunk) -> str:
     return "\n".join(part for part in (chunk.heading, chunk.table_header, chunk.text) if part)
 
 
+def top_positions(
+    store: ChunkStore, scores: np.ndarray, depth: int, *, candidates: np.ndarray | None = None
+) -> list[tuple[int, float]]:
+    """The `depth` best (position, score) of `scores` among `candidates` (default: every chunk), best
+    first, ties by chunk id. Only the chunks scoring at least the depth-th best (ties included) are
+    sorted in Python, so a query costs no Python loop over the store."""
+    if candidates is None:
+        candidates = np.arange(len(scores))
+    if len(candidates) > depth:
+        floor = np.partition(scores[candidates], len(candidates) - depth)[len(candidates) - depth]
+        candidates = candidates[scores[candidates] >= floor]
+    values = scores[candidates].tolist()
+    ranked = sorted(
+        zip(candidates.tolist(), values, strict=True), key=lambda item: (-item[1], store.chunk_id(item[0]))
+    )
+    return ranked[:depth]
+
+
 def strictly_decreasing(scores: list[float]) -> list[float]:
     """`scores` (non-increasing) with each tie nudged just below its predecessor, by one float32 step: the
     result is strictly decreasing as float64 and still after rounding to float32."""
@@ -107,7 +125,6 @@ class BM25Retriever:
         self._chunks = store.chunks
         self.index = index if index is not None else build_lexical_index(store, k1=k1, b=b)
         self._vocabulary = {token: i for i, token in enumerate(self.index.vocabulary)}
-        self._id_order: np.ndarray | None = None
 
     def scores(self, query: str) -> np.ndarray:
         """The BM25 score of every chunk of the store for `query`, in store order."""
@@ -119,28 +136,14 @@ class BM25Retriever:
             np.add.at(scores, index.indices[start:end], index.data[start:end])
         return scores
 
-    def _chunk_id_rank(self) -> np.ndarray:
-        """Each chunk's position in chunk-id order: the tie-break, as an array."""
-        if self._id_order is None:
-            order = sorted(range(len(self._chunks)), key=lambda i: self._chunks[i].chunk_id)
-            rank = np.empty(len(order), dtype=np.int64)
-            rank[order] = np.arange(len(order))
-            self._id_order = rank
-        return self._id_order
-
     def retrieve(self, query: str, depth: int) -> list[Hit]:
         """The `depth` best chunks for `query`, best first; ties ordered by chunk id."""
         if depth <= 0:
             return []
         raw = self.scores(query)
-        candidates = np.flatnonzero(raw > 0)
-        if len(candidates) > depth:  # keep every chunk scoring at least the depth-th best (ties too)
-            floor = np.partition(raw[candidates], len(candidates) - depth)[len(candidates) - depth]
-            candidates = candidates[raw[candidates] >= floor]
-        order = np.lexsort((self._chunk_id_rank()[candidates], -raw[candidates]))
-        top = candidates[order[:depth]]
-        scores = strictly_decreasing([float(raw[i]) for i in top])
+        ranked = top_positions(self.store, raw, depth, candidates=np.flatnonzero(raw > 0))
+        scores = strictly_decreasing([score for _, score in ranked])
         return [
             Hit(chunk=self._chunks[i], rank=rank, score=score)
-            for rank, (i, score) in enumerate(zip(top.tolist(), scores, strict=True), start=1)
+            for rank, ((i, _), score) in enumerate(zip(ranked, scores, strict=True), start=1)
         ]

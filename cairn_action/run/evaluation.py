@@ -7,6 +7,7 @@ clock) and reads nothing from the process itself.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import time
@@ -45,6 +46,7 @@ from cairn_action.run.target_case import is_retrieving_target
 from cairn_action.sample.generate import ensure_sample_corpus
 
 INDEX_CACHE_DIR = "index"
+MANIFEST_DIR = "manifest"
 """The index cache's folder under run.cache_dir (chunks, BM25, embeddings: retrieval/index_cache.py)."""
 RUNS_DIR = Path("reports") / "runs"
 """Where artifacts go by default, relative to the working folder: `<config>[-shard-I-of-N]-<UTC>.jsonl`."""
@@ -265,7 +267,11 @@ def run_evaluation(
         done = ensure_sample_corpus(corpus_dir)
         if done is not None:
             log.write(done + "\n")
-    corpus = load_corpus(corpus_dir)
+    # The manifest (size, times and inode of each document, and its hash) lets a warm run skip reading
+    # and hashing what has not changed: index/corpus.py says when that is safe. It describes this
+    # machine's files, so it lives beside `index/`, not in it: the Action carries `index/` between jobs.
+    where = hashlib.sha256(str(corpus_dir.resolve()).encode()).hexdigest()[:16]
+    corpus = load_corpus(corpus_dir, manifest=loaded.cache_dir / MANIFEST_DIR / f"corpus-{where}.json")
     for line in corpus.skipped_lines():  # never dropped without a word
         log.write(f"note: {line}\n")
     warnings = golden_warnings(golden)
@@ -301,6 +307,7 @@ def run_evaluation(
         progress=EmbeddingRate(log.write),
     )
     store, retriever = built.store, built.retriever
+    corpus.save_manifest()  # with the index: the input checks have passed
     log.write(
         f"indexed {len(corpus.documents)} documents as {len(store.chunks)} chunks "
         f"in {time.perf_counter() - started:.2f}s ({built.summary})\n"

@@ -149,6 +149,8 @@ def test_eval__run_again__index_read_from_the_cache_not_rebuilt(
     )
     assert "s (chunks cached, BM25 cached)\n" in log.getvalue()
     assert sorted(p.name.split("-")[0] for p in (cache / "index").glob("*.npz")) == ["bm25", "chunks"]
+    # the corpus manifest (which documents need no reading next time) is beside the index, not in it
+    assert [p.name.split("-")[0] for p in (cache / "manifest").iterdir()] == ["corpus"]
 
 
 def test_eval__run_twice__identical_records_and_no_answerer_call(

@@ -415,3 +415,19 @@ def test_answer_key__same_figure_and_unit__same_answer(one: str, other: str, sam
 
 def test_request_key__prompt_version_bumped_with_the_new_confidence() -> None:
     assert PROMPT_VERSION == "stub-extractive-2"
+
+
+def test_matched_by__any_tokens__the_question_tokens_matches_finds_for_each() -> None:
+    import random
+
+    from cairn_action.providers.stub.evidence import matched_by, matches
+
+    rng = random.Random(3)
+    stems = ["deliv", "deliveri", "complain", "complaint", "refund", "refunds", "day", "days", "12", "x12ab"]
+    for _ in range(300):
+        question = rng.sample(stems, rng.randint(1, 5))
+        tokens = frozenset(rng.sample(stems, rng.randint(0, 6)))
+        expected = {x: tuple(q for q in question if matches(q, frozenset((x,)))) for x in tokens}
+        assert matched_by(question, tokens) == {x: hits for x, hits in expected.items() if hits}
+        for q in question:  # a set matches exactly when one of its tokens does
+            assert matches(q, tokens) == any(q in hits for hits in matched_by(question, tokens).values())

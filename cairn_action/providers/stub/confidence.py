@@ -37,7 +37,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from cairn_action.providers.answer_types import AnswerType, content_question, counted_noun
-from cairn_action.providers.stub.evidence import Unit, coverage, evidence_units, matches, term_weights
+from cairn_action.providers.stub.evidence import (
+    Unit,
+    coverage,
+    evidence_units,
+    matches,
+    term_weights,
+    word_tokens,
+)
 from cairn_action.providers.stub.question_focus import focus_phrase
 from cairn_action.providers.stub.spans import Proposal, answer_key, proposals
 from cairn_action.retrieval.base import Hit
@@ -177,7 +184,7 @@ def denied(question: str, weights: dict[str, float], unit: Unit) -> bool:
     negated_in_question = [t for i in sorted(_negated_words(asked)) for t in tokenize(asked[i])]
     words = unit.text.split()
     for i in sorted(_negated_words(words)):
-        tokens = frozenset(tokenize(words[i]))
+        tokens = word_tokens(words[i])
         agreed = any(matches(t, tokens) for t in negated_in_question)
         if not agreed and any(matches(t, tokens) for t in weights):
             return True

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from cairn_action.providers.answer_types import KINDS, RANKED_KINDS, AnswerType, Span, candidates
-from cairn_action.providers.stub.evidence import Unit, matches, proximity
+from cairn_action.providers.stub.evidence import Unit, matched_by, proximity
 from cairn_action.retrieval.tokenizer import tokenize
 from cairn_action.squad import normalize_answer
 
@@ -138,7 +138,8 @@ def _cell_answer(
 def _phrase(unit: Unit, weights: dict[str, float]) -> str:
     """A short phrase for a question with no typed answer: the clause after the question's last word."""
     words = unit.text.split()
-    asked = [i for i, (_, _, tokens) in enumerate(unit.words) if any(matches(t, tokens) for t in weights)]
+    hits = matched_by(weights, unit.tokens).keys()
+    asked = [i for i, (_, _, tokens) in enumerate(unit.words) if not hits.isdisjoint(tokens)]
     last = max(asked, default=-1)
     tail = []
     for word in words[last + 1 :]:
