@@ -55,10 +55,10 @@ def write_handoff(
     """Write `<folder>/<config>/{result.json,comment.md,decision.json}` and `<folder>/pr-number`."""
     config_dir = folder / handoff.config_name
     paths = {"result": config_dir / "result.json", "comment": config_dir / "comment.md"}
-    # A sealed set's report travels with its rows sealed, as it is committed (report/io.py).
-    write_text_atomic(
-        paths["result"], dumps(handoff.model_copy(update={"report": sealed_copy(handoff.report)}))
-    )
+    # A sealed set's reports travel with their rows sealed, as they are committed (report/io.py).
+    control = sealed_copy(handoff.control) if handoff.control is not None else None
+    sealed = handoff.model_copy(update={"report": sealed_copy(handoff.report), "control": control})
+    write_text_atomic(paths["result"], dumps(sealed))
     write_text_atomic(paths["comment"], comment)
     if decision_json is not None:
         paths["decision"] = config_dir / "decision.json"
