@@ -278,6 +278,10 @@ class Config(_Section):
     description: str = ""
     target: TargetSpec | None = None
     """The user's own system: `python:package.module:function` or `http(s)://...`; None uses `provider`."""
+    target_version_url: HttpUrl | None = None
+    """For an HTTP `target`: a URL Cairn GETs once per run (no key sent) whose reply names the deployed
+    version (a JSON object's `version`, else the whole body); `target_hash` covers it, so a redeployed
+    service is another system even at the same URL."""
     corpus: CorpusConfig = Field(default_factory=CorpusConfig)
     golden: GoldenConfig = Field(default_factory=GoldenConfig)
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
@@ -381,6 +385,7 @@ class LoadedConfig(BaseModel):
 # machines (a laptop with another key variable, CI with a lower rate limit) must agree on the hash.
 _UNHASHED: dict[str, Any] = {
     "description": True,
+    "target_version_url": True,  # what it reports is in target_hash, the system's identity
     "corpus": {"path"},
     "golden": {"path"},
     "run": True,

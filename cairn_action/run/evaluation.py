@@ -296,6 +296,8 @@ def run_evaluation(
         reranker=reranker is not None,
         target_hash=answerer.code_hash() if is_retrieving_target(answerer) else None,  # type: ignore[attr-defined]
     )
+    if getattr(answerer, "version", None):
+        log.write(f"target reports version {answerer.version} (target_hash {header.target_hash})\n")  # type: ignore[attr-defined]
     deps = CaseDeps(
         store=store,
         retriever=retriever,
