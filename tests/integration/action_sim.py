@@ -100,6 +100,7 @@ def _readable_site(here: Path, folder: Path) -> Path:
                         shutil.copytree(package, copy / package.name, copy_function=_link_or_copy)
                 source = copy
             lines.append(str(source))
+        pth.unlink()  # a hard link to the environment's own file: write a new one, never through it
         pth.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return site
 
