@@ -20,7 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cairn_action.errors import DataError
-from cairn_action.files import LIMIT_DOCUMENT, decode_utf8, exists, is_dir, is_file, os_reason, read_bytes
+from cairn_action.files import (
+    LIMIT_DOCUMENT,
+    decode_utf8,
+    exists,
+    is_dir,
+    is_file,
+    not_found,
+    os_reason,
+    read_bytes,
+)
 from cairn_action.index.readers import DOCUMENT_SUFFIXES, MARKDOWN_SUFFIXES, READERS, Unreadable, render
 
 __all__ = ["DOCUMENT_SUFFIXES", "Corpus", "Document", "Skipped", "corpus_hash_of", "load_corpus"]
@@ -106,7 +115,7 @@ def load_corpus(root: Path | str) -> Corpus:
     if not is_dir(root):
         if exists(root):
             raise DataError(f"{root}: the corpus is not a folder", hint)
-        raise DataError(f"{root}: corpus folder not found", hint)
+        raise DataError(f"{root}: corpus folder {not_found(root)}", hint)
     _check_readable_tree(root)
     documents = []
     skipped: list[Skipped] = []

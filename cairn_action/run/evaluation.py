@@ -219,6 +219,7 @@ def run_evaluation(
         raise loaded.located(exc) from None
     model_path = loaded.resolve(config.retrieval.model_path) if config.retrieval.model_path else None
     check_dense_available(config.retrieval, model_path)  # before any provider is called
+    loaded.check_path("golden.path")
     golden = load_golden(loaded.golden_path)  # before the sample corpus is written: bad input writes nothing
     corpus_dir = loaded.corpus_dir
     # The generated sample is data/sample under the project (variant configs in configs/ name it
@@ -229,6 +230,7 @@ def run_evaluation(
         done = ensure_sample_corpus(corpus_dir)
         if done is not None:
             log.write(done + "\n")
+    loaded.check_path("corpus.path")
     corpus = load_corpus(corpus_dir)
     for line in corpus.skipped_lines():  # never dropped without a word
         log.write(f"note: {line}\n")

@@ -140,6 +140,7 @@ def as_unprivileged(function: Callable[[], Any]) -> Any:
     # The child cannot import what the parent has not: the standard library may sit where `nobody`
     # cannot read it. zipfile (numpy's .npz of the index cache) looks up cp437 lazily.
     codecs.lookup("cp437")
+    codecs.lookup("utf-8-sig")  # the config reader's, for a file that starts with a BOM
 
     nobody = pwd.getpwnam("nobody")
     read_end, write_end = os.pipe()
