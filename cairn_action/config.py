@@ -595,7 +595,9 @@ def load_config(path: Path | None, *, cwd: Path | None = None) -> LoadedConfig:
             return embedded_default(cwd)
         path = candidate
     if not exists(path):
-        raise ConfigError(f"{path}: config file {not_found(path)}", "pass --config FILE, or omit it for the default")
+        raise ConfigError(
+            f"{path}: config file {not_found(path)}", "pass --config FILE, or omit it for the default"
+        )
     try:
         text = read_text(path, what="config", limit=LIMIT_CONFIG, bom=False)
     except CairnError as exc:

@@ -126,7 +126,9 @@ def interpreter() -> str:
     subprocess.run([str(base), "-m", "venv", "--without-pip", str(folder)], check=True, capture_output=True)
     [site] = folder.glob("lib/python*/site-packages")
     readable = _readable_site(here, folder)
-    (site / "cairn_sim.pth").write_text(f"import site; site.addsitedir({str(readable)!r})\n", encoding="utf-8")
+    (site / "cairn_sim.pth").write_text(
+        f"import site; site.addsitedir({str(readable)!r})\n", encoding="utf-8"
+    )
     return str(folder / "bin" / "python")
 
 

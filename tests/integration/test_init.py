@@ -80,7 +80,9 @@ def test_init__both_gates__the_two_job_pair_is_inactive_and_each_says_when_to_us
     assert jobs["gate"]["needs"] == "evaluate"
     assert any(s.get("uses", "").startswith("owner/cairn/evaluate@") for s in jobs["evaluate"]["steps"])
     # the fork stage waits for the two-job workflow by its name
-    assert YAML(typ="safe").load(fork)["on"]["workflow_run"]["workflows"] == [YAML(typ="safe").load(two)["name"]]
+    assert YAML(typ="safe").load(fork)["on"]["workflow_run"]["workflows"] == [
+        YAML(typ="safe").load(two)["name"]
+    ]
 
 
 def test_init__a_file_exists__refuses_and_writes_nothing(

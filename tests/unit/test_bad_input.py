@@ -619,7 +619,8 @@ def test_config__cut_short__exit_2_naming_the_last_line_not_end_of_document(
     [
         (
             "",
-            "cairn.toml: corpus.path = 'data/sample' (the default: not set in the file): corpus folder not found",
+            "cairn.toml: corpus.path = 'data/sample' (the default: not set in the file): corpus folder "
+            "not found",
         ),
         ('[corpus]\npath = "corpse"\n', "cairn.toml:2: corpus.path = 'corpse': corpus folder not found"),
         (
