@@ -1,9 +1,10 @@
 """Finding the verbatim passage that supports an answer: `cairn golden quote`.
 
 The golden set reference says "write the answer first, then find the quote". This does the finding: every
-sentence (or list item, table row, heading) of the corpus is a candidate, read as rendered (markdown through
-`golden.quotes.visible`: emphasis and link targets gone; other text as it is; whitespace runs as one space), so the text it
-offers is the text a labeller would copy from the page, and `cairn golden check` accepts it: each offered
+sentence (or list item, table row, heading) of the corpus is a candidate, read as rendered (markdown
+through `golden.quotes.visible`: emphasis and link targets gone; other text as it is; whitespace runs as one
+space), so the text it offers is the text a labeller would copy from the page, and `cairn golden check`
+accepts it: each offered
 quote is located in its document by `locate_quote`'s own rule (`QuoteLocator`), before it is shown.
 
 Ranking, best first:
