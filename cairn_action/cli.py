@@ -151,6 +151,46 @@ def _add_golden_life(golden: argparse._SubParsersAction) -> None:  # type: ignor
     agr.add_argument("b", type=Path, metavar="B", help="the second annotator's golden.jsonl (or its folder)")
     agr.set_defaults(handler=_lazy("golden", "cmd_golden_agree"))
 
+    sea = golden.add_parser(
+        "seal",
+        help="seal a golden set: questions in plain text, the answer key encrypted (age)",
+        description="Write questions.jsonl (ids and questions of the scored cases) and golden.key.age (the "
+        "whole golden.jsonl, encrypted to the age public keys in golden.recipients) into OUT. The system "
+        "under test then sees the questions and never the answers; only a holder of the identity in "
+        "CAIRN_GOLDEN_KEY scores. Resealing unchanged content keeps the key file.",
+    )
+    sea.add_argument("golden", type=Path, metavar="GOLDEN", help="the plain golden.jsonl (or its folder)")
+    sea.add_argument("--out", type=Path, help="the sealed set's folder (default: GOLDEN's folder)")
+    sea.add_argument(
+        "--recipients", type=Path, help="the public keys, one per line (default: OUT/golden.recipients)"
+    )
+    sea.add_argument(
+        "--recipient",
+        action="append",
+        metavar="AGE1...",
+        help="a public key to seal to, written as the new recipients file (repeatable)",
+    )
+    sea.set_defaults(handler=_lazy("golden", "cmd_golden_seal"))
+
+    uns = golden.add_parser(
+        "unseal",
+        help="write the plain golden.jsonl of a sealed set (needs CAIRN_GOLDEN_KEY)",
+        description="Open golden.key.age with the age identity in CAIRN_GOLDEN_KEY and write the golden "
+        "set in the clear to OUT (a new file, or a folder). Keep it out of the repository.",
+    )
+    uns.add_argument("sealed", type=Path, metavar="SEALED", help="the questions.jsonl (or its folder)")
+    uns.add_argument("--out", type=Path, required=True, help="where to write golden.jsonl")
+    uns.set_defaults(handler=_lazy("golden", "cmd_golden_unseal"))
+
+    kg = golden.add_parser(
+        "keygen",
+        help="make an age key pair for a sealed set: the identity on stdout, the public key appended",
+        description="Generate an age X25519 identity. Prints it once on stdout (store it as the "
+        "CAIRN_GOLDEN_KEY secret) and appends its public key to the recipients file.",
+    )
+    kg.add_argument("--recipients", type=Path, default=Path("golden/golden.recipients"))
+    kg.set_defaults(handler=_lazy("golden", "cmd_golden_keygen"))
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(

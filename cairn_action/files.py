@@ -41,6 +41,16 @@ MAX_INT_DIGITS = 40
 
 HINT_PATH = "check the path: it must name a readable file"
 
+
+def _umask_mode() -> int:
+    """0666 less the process's umask (read once, at import, before any thread runs)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_NEW_FILE_MODE = _umask_mode()
+
 _REASONS = {
     errno.ENOENT: "not found",
     errno.EISDIR: "is a folder, not a file",
@@ -309,6 +319,14 @@ def atomic_writer(
     propagate (`write_bytes` turns them into DataError)."""
     fd, tmp = tempfile.mkstemp(prefix=prefix or f".{path.name[:100]}.", suffix=suffix, dir=path.parent)
     try:
+        # mkstemp makes the file 0600; the file Cairn leaves gets the mode an ordinary write would give
+        # it (the old file's, else what the umask allows): a sealed set's questions or a report in a
+        # checkout must stay readable to whoever reads the checkout, as git would check them out.
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            mode = _NEW_FILE_MODE
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()

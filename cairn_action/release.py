@@ -37,6 +37,7 @@ from cairn_action.gh.release import (
 )
 from cairn_action.gh.runtime import Runtime
 from cairn_action.golden.load import GOLDEN_FILE, VERSION_FILE, hash_version
+from cairn_action.golden.sealed import KEY_FILE, QUESTIONS_FILE, pair_hash
 from cairn_action.render.stamp import render_stamp, stamp_notes
 from cairn_action.report.models import Report
 
@@ -154,6 +155,14 @@ def _version(content: bytes | None, golden_hash: str) -> str:
     return text if text and "\n" not in text else hash_version(golden_hash)
 
 
+def _sealed_hash(gateway: ReleaseGateway, folder: str, tag: str) -> str | None:
+    """The content hash of a sealed golden set in `folder` at `tag` (golden/sealed.py: it covers the
+    questions and the key), None when the folder holds no sealed set."""
+    key = gateway.file_at(posixpath.join(folder, KEY_FILE), tag)
+    questions = gateway.file_at(posixpath.join(folder, QUESTIONS_FILE), tag) if key is not None else None
+    return pair_hash(questions, key) if key is not None and questions is not None else None
+
+
 def _at_tag(
     gateway: ReleaseGateway, request: ReleaseRequest, path: str, tag: str, notes: list[str]
 ) -> _AtTag:
@@ -171,7 +180,17 @@ def _at_tag(
                 config=config, config_hash=config_hash(config), golden_hash=None, golden_version=None
             )
         data = gateway.file_at(files[0], tag)
+        sealed = None
+        if data is None or posixpath.basename(files[0]) == QUESTIONS_FILE:  # golden/sealed.py's rule
+            sealed = _sealed_hash(gateway, posixpath.dirname(files[0]), tag)
         version_bytes = gateway.file_at(files[1], tag) if data is not None else None
+        if sealed is not None:
+            return _AtTag(
+                config=config,
+                config_hash=config_hash(config),
+                golden_hash=sealed,
+                golden_version=_version(version_bytes, sealed),
+            )
         if data is None:
             notes.append(f"{files[0]} does not exist at {tag}; the golden set was not checked")
     golden_hash = hashlib.sha256(data).hexdigest() if data is not None else None

@@ -65,7 +65,7 @@ def _gate_history(folder: Path | None, config_name: str) -> list[Report]:
         raise CairnError(f"{folder}: cannot list --history: {os_reason(exc)}", "make it readable") from None
     for path in paths:
         try:
-            history.append(read_report(path))
+            history.append(read_report(path, cases=False))  # the trend needs the aggregates only
         except CairnError as exc:
             print(f"note: left out of the trend: {exc.message}", file=sys.stderr)
     return history

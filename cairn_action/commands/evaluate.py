@@ -220,6 +220,39 @@ def _as_run(outcome: RunOutcome, cwd: Path) -> LoadedRun:
     )
 
 
+def _confirm_blind(
+    loaded: LoadedConfig,
+    options: RunOptions,
+    outcome: RunOutcome,
+    baseline: Report,
+    *,
+    cwd: Path,
+    no_progress: bool,
+    judged_by_caller: str | None,
+) -> RunOutcome:
+    """A sealed set's run cannot tell which verdicts changed (it holds no answers), so every case gets the
+    baseline policy's confirmation samples: the scoring side then finds the re-asks it needs already made.
+    It costs (1 + confirm_samples) asks a case instead of re-asking the changed ones only."""
+    from dataclasses import replace
+
+    from cairn_action.gate import policy_of
+
+    extra = policy_of(baseline, source="the baseline").confirm_samples
+    plan = {record.case_id: 1 + extra for record in outcome.records}
+    confirmed = _evaluate(
+        loaded,
+        replace(options, artifact=outcome.path, confirm=plan),
+        cwd=cwd,
+        no_progress=no_progress,
+        judged_by_caller=judged_by_caller,
+    )
+    print(
+        f"confirmation (sealed golden set: the run cannot see which verdicts changed): every case asked "
+        f"{1 + extra} times, {confirmed.calls_made()[0]} provider call(s)"
+    )
+    return confirmed
+
+
 def _confirm(
     loaded: LoadedConfig,
     options: RunOptions,
@@ -242,13 +275,24 @@ def _confirm(
     from cairn_action.report.io import read_report
     from cairn_action.report.pipeline import score_run
 
-    baseline = read_report(baseline_path)
+    # A sealed set's run holds no key: it reads the baseline's policy, never its (sealed) cases.
+    baseline = read_report(baseline_path, cases=not outcome.header.sealed)
     if options.shard is not None:
         print("note: --baseline with --shard: confirmation needs every case; score the merged shards")
         return outcome
     if outcome.header.deterministic and not outcome.failed:
         print(f"confirmation against {baseline_path.name}: none needed, the system is deterministic")
         return outcome  # asking a deterministic system again can only repeat its answers
+    if outcome.header.sealed:
+        return _confirm_blind(
+            loaded,
+            options,
+            outcome,
+            baseline,
+            cwd=cwd,
+            no_progress=no_progress,
+            judged_by_caller=judged_by_caller,
+        )
     provisional = score_run(
         loaded,
         _as_run(outcome, cwd),
@@ -322,7 +366,7 @@ def _control(
     from cairn_action.gate.confirm import confirmation_plan
     from cairn_action.golden.load import load_golden
     from cairn_action.report.control import control_report
-    from cairn_action.report.io import dumps, read_report, write_text_atomic
+    from cairn_action.report.io import read_report, report_text, write_text_atomic
     from cairn_action.report.pipeline import score_run
     from cairn_action.run.evaluation import RunOptions
 
@@ -354,7 +398,7 @@ def _control(
     report = control_report(baseline, ran.records, golden, created_at=utc_now())
     path = cwd / REPORTS_DIR / "control" / f"{loaded.config.name}-{outcome.path.stem}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, dumps(report), what="the control report")
+    write_text_atomic(path, report_text(report), what="the control report")
     note = report.notes.control
     print(
         f"control: re-asked the base system on {len(cases)} changed case(s) ({note.samples if note else 0} "
@@ -406,6 +450,7 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
         shard=parse_shard(args.shard) if args.shard is not None else None,
         artifact=args.artifact,
         sampling="candidate" if args.baseline is not None else "baseline",
+        run_only=args.run_only,
     )
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
@@ -539,6 +584,39 @@ def _read_runs(paths: Sequence[Path]) -> LoadedRun:
     return combine_artifacts([read_artifact(Path(p)) for p in paths])
 
 
+def complete_sealed(loaded: LoadedConfig, run: LoadedRun) -> LoadedRun:
+    """A sealed set's run (it held only the questions) completed where the key is: answerability and
+    support from the key, every answer judged by this config's judge (run/sealed.py)."""
+    import os
+    import time
+    from dataclasses import replace
+
+    from cairn_action.golden.load import load_golden
+    from cairn_action.index.corpus import load_corpus
+    from cairn_action.providers.services import ProviderServices
+    from cairn_action.run.cache import ResultCache
+    from cairn_action.run.evaluation import create_judge
+    from cairn_action.run.sealed import judge_again, locate_sealed
+
+    golden = load_golden(loaded.golden_path, os.environ)
+    records = locate_sealed(
+        run.records, golden, load_corpus(loaded.corpus_dir), loaded.config.gate.critical_tags
+    )
+    warn = lambda message: print(f"warning: {message}", file=sys.stderr)  # noqa: E731
+    services = ProviderServices.from_config(loaded.config, env=os.environ, warn=warn)
+    try:
+        judge = create_judge(loaded, os.environ, services)
+        workers = 1 if getattr(judge, "deterministic", False) else loaded.config.run.max_concurrency
+        cache = ResultCache(loaded.cache_dir)
+        records = judge_again(
+            judge, records, golden.by_id(), cache=cache, clock=time.perf_counter, workers=workers
+        )
+    finally:
+        services.close()
+    header = run.header.model_copy(update={"judge": str(getattr(judge, "label", loaded.config.judge.name))})
+    return replace(run, header=header, records=tuple(records))
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
     loaded = _load_config_args(args, cwd)
@@ -546,6 +624,8 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     check_reports_dir(cwd / args.reports)
     run = _read_runs(args.artifacts)
+    if run.header.sealed:
+        run = complete_sealed(loaded, run)
     _score_and_report(loaded, run, which=args.split, reports_dir=cwd / args.reports, cwd=cwd)
     return ExitCode.PASS
 
@@ -558,6 +638,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     check_output_file(loaded.calibration_path, what="the calibration file")  # before the paid run
     if args.runs:
         run = _read_runs(args.runs)
+        if run.header.sealed:  # calibration reads the key here, never in the run
+            run = complete_sealed(loaded, run)
     else:
         from cairn_action.run.evaluation import RunOptions
 
@@ -580,7 +662,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     reports_dir = cwd / args.reports
     out = cwd / args.out if args.out else reports_dir / "leaderboard.md"
     check_output_file(out, what="the leaderboard")
-    found = read_latest_reports(reports_dir)
+    found = read_latest_reports(reports_dir, cases=False)
     if not found:
         raise CairnError(
             f"{shown(reports_dir / LATEST_DIR, cwd)}: no reports to rank",

@@ -188,6 +188,11 @@ def _edit(args: argparse.Namespace, verb: str) -> int:
 
     golden_path, corpus = _corpus(args)
     golden = load_golden(golden_path)
+    if golden.sealed:
+        raise DataError(
+            f"{golden.path}: the golden set is sealed: {verb} edits the plain golden.jsonl",
+            "`cairn golden unseal` it where the key is, edit, and `cairn golden seal` it again",
+        )
     if verb == "accept":
         changed = accept(golden, args.ids, corpus, by=args.by)
     else:
@@ -242,4 +247,60 @@ def cmd_golden_agree(args: argparse.Namespace) -> int:
             f"{args.a} and {args.b} share no case id", "both annotators label the same cases, by the same ids"
         )
     print(format_agreement(result, str(args.a), str(args.b)))
+    return ExitCode.PASS
+
+
+def cmd_golden_seal(args: argparse.Namespace) -> int:
+    from cairn_action.files import exists, write_text
+    from cairn_action.golden.sealed import RECIPIENTS_FILE, read_recipients
+    from cairn_action.golden.sealer import seal
+
+    source = args.golden if args.golden.is_dir() else args.golden.parent
+    out = args.out if args.out is not None else source
+    recipients_file = args.recipients or next(
+        (f for f in (out / RECIPIENTS_FILE, source / RECIPIENTS_FILE) if exists(f)), out / RECIPIENTS_FILE
+    )
+    if args.recipient:
+        if exists(recipients_file):
+            raise DataError(
+                f"{recipients_file}: already exists; --recipient would not be recorded",
+                f"add the key to {recipients_file} and seal without --recipient",
+            )
+        write_text(recipients_file, "".join(f"{r}\n" for r in args.recipient), what="the recipients file")
+    done = seal(args.golden, out, read_recipients(recipients_file))
+    kept = " (the key file was kept: same content)" if done.key_kept else ""
+    print(f"sealed {done.cases} case(s): {done.files.questions} and {done.files.key}{kept}")
+    print(
+        f"commit those two and {recipients_file.name}; keep the plain golden set out of the repository "
+        "(the system under test can read every file of the checkout)"
+    )
+    return ExitCode.PASS
+
+
+def cmd_golden_unseal(args: argparse.Namespace) -> int:
+    from cairn_action.golden.sealer import unseal
+
+    print(f"wrote {unseal(args.sealed, args.out)}")
+    return ExitCode.PASS
+
+
+def cmd_golden_keygen(args: argparse.Namespace) -> int:
+    from cairn_action.files import LIMIT_CONFIG, exists, read_text, write_text
+    from cairn_action.golden.sealed import KEY_ENV
+    from cairn_action.golden.sealer import new_identity
+
+    identity, recipient = new_identity()
+    before = (
+        read_text(args.recipients, what="recipients", limit=LIMIT_CONFIG) if exists(args.recipients) else ""
+    )
+    if before and not before.endswith("\n"):
+        before += "\n"
+    write_text(args.recipients, before + f"{recipient}\n", what="the recipients file")
+    # The identity goes to stdout once, and nowhere else: it is the one secret of a sealed set.
+    print(identity)
+    print(
+        f"added the public key to {args.recipients}; store the line above as the secret {KEY_ENV} "
+        "(it is shown once and written nowhere)",
+        file=sys.stderr,
+    )
     return ExitCode.PASS

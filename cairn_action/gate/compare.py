@@ -65,6 +65,7 @@ def identify(report: Report) -> ReportIdentity:
         n_cases=report.n_cases,
         environment=environment_kind(report.notes.environment),
         threshold_source=report.notes.threshold_source,
+        sealed=bool(report.notes.sealed_to),
     )
 
 

@@ -63,6 +63,8 @@ class ReportIdentity(_Model):
     environment: str | None
     """`os/arch/Ncpu`, or None when the report does not record it."""
     threshold_source: str
+    sealed: bool = False
+    """The golden set was sealed: what the comment shows of a case stops at its question (issue 28)."""
 
 
 class CaseSide(_Model):

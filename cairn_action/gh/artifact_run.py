@@ -55,7 +55,8 @@ def check_identity(loaded: LoadedConfig, header: RunHeader, corpus_dir: Path, wh
     problems = []
     if header.config_name != name:
         problems.append(f"it is a run of '{header.config_name}', not '{name}'")
-    if header.split != EVAL_SPLIT or header.shard is not None:
+    # A sealed set's run holds every case (its split needs the key): the eval split is scored here.
+    if header.split != ("all" if header.sealed else EVAL_SPLIT) or header.shard is not None:
         shard = f" (shard {header.shard})" if header.shard else ""
         problems.append(f"it holds the {header.split} split{shard}, not the whole eval split")
     if header.config_hash != config_hash(loaded.config, header.embedding_model):
@@ -102,7 +103,13 @@ def artifact_evaluator(
             check_identity(loaded, header, corpus, artifact)
             judge = TrustedJudge(config=trusted.config or Config(), where=trusted.where)
             run = judge_run(
-                loaded, artifact, judge, env=env, cache_dir=scratch.root / JUDGE_CACHE, workflow=workflow
+                loaded,
+                artifact,
+                judge,
+                env=env,
+                cache_dir=scratch.root / JUDGE_CACHE,
+                workflow=workflow,
+                corpus_dir=corpus,
             )
             return finish(
                 loaded,

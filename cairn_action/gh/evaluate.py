@@ -29,6 +29,7 @@ from cairn_action.gh.runtime import AttackRun, Evaluate
 from cairn_action.gh.sandbox import Identity, Scratch, child_environment
 from cairn_action.gh.trust import Grants, Trusted, check_key_names, check_routes
 from cairn_action.gh.workflow import Workflow
+from cairn_action.golden.sealed import sealed_files
 from cairn_action.report.io import read_report
 from cairn_action.report.models import Report
 from cairn_action.report.pipeline import LoadedRun, report_from_run
@@ -258,17 +259,26 @@ def judge_run(
     env: Mapping[str, str],
     cache_dir: Path,
     workflow: Workflow,
+    corpus_dir: Path | None = None,
 ) -> LoadedRun:
     """The artifact's records with every answer judged here by `judge`, and a header that says so (the
-    judge's label; `deterministic` known here, never taken from the artifact)."""
+    judge's label; `deterministic` known here, never taken from the artifact). A sealed set's run gets its
+    support located here first (run/sealed.py), in `corpus_dir` (default: the config's corpus)."""
     from cairn_action.golden.load import load_golden
 
     found = read_artifact(artifact)
-    cases = {c.id: c for c in load_golden(loaded.golden_path).cases}
+    golden = load_golden(loaded.golden_path)  # a sealed set opens with this process's key, never the child's
+    records = list(found.records)
+    if found.header.sealed:  # the child held only the questions: support and staleness are found here
+        from cairn_action.index.corpus import load_corpus
+        from cairn_action.run.sealed import locate_sealed
+
+        corpus = load_corpus(corpus_dir or loaded.corpus_dir)
+        records = locate_sealed(records, golden, corpus, loaded.config.gate.critical_tags)
     records, label = judge_records(
         judge,
-        found.records,
-        cases,
+        records,
+        golden.by_id(),
         env=env,
         cache_dir=cache_dir,
         warn=lambda message: workflow.warning(message, title="Cairn: judge"),
@@ -300,7 +310,8 @@ def finish(
             f"every case of {name} failed; the run artifact lists why",
             "check the provider's settings and its API key secret (the `env` input)",
         )
-    write_artifact(results_dir / name / "run.jsonl", run.header, run.records)
+    if not run.header.sealed:  # a sealed run's verdicts and answerability are the key's: not uploaded
+        write_artifact(results_dir / name / "run.jsonl", run.header, run.records)
     written = report_from_run(
         loaded, run, which=EVAL_SPLIT, reports_dir=reports_dir, created_at=created, cairn_version=__version__
     )
@@ -329,9 +340,17 @@ def evaluator(
                 grants=grants,
             )
 
-        def judged(loaded: LoadedConfig, artifact: Path, judge: TrustedJudge) -> LoadedRun:
+        def judged(
+            loaded: LoadedConfig, artifact: Path, judge: TrustedJudge, corpus: Path | None
+        ) -> LoadedRun:
             return judge_run(
-                loaded, artifact, judge, env=env, cache_dir=scratch.root / JUDGE_CACHE, workflow=workflow
+                loaded,
+                artifact,
+                judge,
+                env=env,
+                cache_dir=scratch.root / JUDGE_CACHE,
+                workflow=workflow,
+                corpus_dir=corpus,
             )
 
         def evaluate(loaded: LoadedConfig, baseline: Path | None = None, *, trusted: Trusted) -> Report:
@@ -341,20 +360,27 @@ def evaluator(
             judge = TrustedJudge(config=trusted.config or Config(), where=trusted.where)
             artifact = scratch.artifact(name)
             mode = "deterministic" if judge.deterministic else "sampled"
-            argv = ["eval", "--run-only", "--no-progress", "--split", EVAL_SPLIT, "--artifact", str(artifact)]
+            # A sealed set's split needs its key, which the child never holds: it runs every case, and
+            # this process scores the eval split and plans every re-ask (golden/sealed.py).
+            sealed = sealed_files(loaded.golden_path) is not None
+            split = "all" if sealed else EVAL_SPLIT
+            argv = ["eval", "--run-only", "--no-progress", "--split", split, "--artifact", str(artifact)]
             argv += ["--cache-dir", str(scratch.cache), "--judged-by-caller", mode]
             corpus = sample_corpus(loaded, workdir, scratch)
             if corpus is not None:
                 argv += ["--corpus", str(corpus)]
             base, first = None, argv
-            if baseline is not None:  # the base branch's copy, where the evaluation's user can read it
+            if baseline is not None:
                 base = read_report(baseline)
+            if (
+                baseline is not None and not sealed
+            ):  # the base's copy, where the evaluation's user can read it
                 copy = scratch.run / f"{name}.baseline.json"
                 shutil.copyfile(baseline, copy)
                 copy.chmod(0o644)
                 first = [*argv, "--baseline", str(copy)]
             child_run(loaded, first, artifact)
-            run = judged(loaded, artifact, judge)
+            run = judged(loaded, artifact, judge, corpus)
             created = now().strftime("%Y-%m-%dT%H:%M:%SZ")
             if base is not None and not run.header.deterministic:
                 # The child chose its re-asks from placeholder verdicts; the trusted judge's may differ,
@@ -365,14 +391,14 @@ def evaluator(
                     plan.write_text(json.dumps(wanted), encoding="utf-8")
                     plan.chmod(0o644)
                     child_run(loaded, [*argv, "--confirm-plan", str(plan)], artifact)
-                    run = judged(loaded, artifact, judge)
+                    run = judged(loaded, artifact, judge, corpus)
                 # Known-flaky changed cases (samples split, still differing) get more samples (issue 23).
                 more = _flaky_round(loaded, run, base, created)
                 if more:
                     plan.write_text(json.dumps(more), encoding="utf-8")
                     plan.chmod(0o644)
                     child_run(loaded, [*argv, "--confirm-plan", str(plan)], artifact)
-                    run = judged(loaded, artifact, judge)
+                    run = judged(loaded, artifact, judge, corpus)
             return finish(
                 loaded,
                 run,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from cairn_action.errors import CairnError
 from cairn_action.gate.models import GateResult
+from cairn_action.gate.sealed import sealed_report_view, sealed_result
 from cairn_action.gh.runtime import Runtime
 from cairn_action.render.explorer import explorer_page
 from cairn_action.report.io import write_text_atomic
@@ -27,6 +28,9 @@ def write_explorer(rt: Runtime, report: Report, *, result: GateResult | None = N
     path, run = folder / EXPLORER_FILE, folder / RUN_FILE
     try:
         artifacts = [read_artifact(run)] if run.is_file() else []
+        if report.notes.sealed_to:  # the upload shows what the comment shows (gate/sealed.py)
+            report = sealed_report_view(report)
+            result = sealed_result(result) if result is not None else None
         write_text_atomic(path, explorer_page(report, artifacts=artifacts, result=result))
     except CairnError as exc:
         rt.workflow.warning(

@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cairn_action.errors import DataError
-from cairn_action.report.io import dumps, write_text_atomic
+from cairn_action.report.io import dumps, sealed_copy, write_text_atomic
 from cairn_action.report.models import Report
 
 HANDOFF_KIND = "cairn-action-result"
@@ -52,7 +52,10 @@ def write_handoff(
     """Write `<folder>/<config>/{result.json,comment.md,decision.json}` and `<folder>/pr-number`."""
     config_dir = folder / handoff.config_name
     paths = {"result": config_dir / "result.json", "comment": config_dir / "comment.md"}
-    write_text_atomic(paths["result"], dumps(handoff))
+    # A sealed set's report travels with its rows sealed, as it is committed (report/io.py).
+    write_text_atomic(
+        paths["result"], dumps(handoff.model_copy(update={"report": sealed_copy(handoff.report)}))
+    )
     write_text_atomic(paths["comment"], comment)
     if decision_json is not None:
         paths["decision"] = config_dir / "decision.json"

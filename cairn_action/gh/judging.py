@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,9 +23,9 @@ from cairn_action.golden.models import GoldenCase
 from cairn_action.providers.build import build_llm_judge, judge_settings
 from cairn_action.providers.services import ProviderServices
 from cairn_action.run.cache import ResultCache
-from cairn_action.run.graded import judge_answer, total_cost, total_usage
 from cairn_action.run.judge import LexicalJudge
 from cairn_action.run.models import CaseRecord
+from cairn_action.run.sealed import judge_again
 
 JUDGE_CACHE = "judge-cache"
 """The trusted judge's response cache, in the scratch folder beside (not inside) the child's `run/`."""
@@ -80,32 +79,10 @@ def judge_records(
     services = ProviderServices.from_config(trusted.config, env=env, warn=warn)
     try:
         judge = _build(trusted, env, services)
-        cache = ResultCache(cache_dir)
-
-        def one(record: CaseRecord) -> CaseRecord:
-            case = cases.get(record.case_id)
-            if case is None or record.status != "answered" or record.answer_text is None:
-                return record
-            # Each sample is its own judge draw (run/graded.py): the sample index is part of an LLM
-            # judge's cache key, so a case answered alike in every sample is still graded per sample.
-            judged = judge_answer(  # type: ignore[arg-type]
-                judge, cache, case, record.answer_text, time.perf_counter, sample=record.sample
-            )
-            calls = [c for c in record.calls if c.role != "judge"] + list(judged.calls)
-            update: dict[str, object] = {
-                "calls": calls,
-                "usage": total_usage(calls),
-                "cost_usd": total_cost(calls),
-            }
-            if judged.error is not None:
-                update.update(status="error", judge=None, error=judged.error, raw_output=judged.raw_output)
-            else:
-                update["judge"] = judged.verdict
-            return record.model_copy(update=update)
-
         workers = 1 if trusted.deterministic else trusted.config.run.max_concurrency
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            judged = list(pool.map(one, records))
+        judged = judge_again(
+            judge, records, cases, cache=ResultCache(cache_dir), clock=time.perf_counter, workers=workers
+        )
     finally:
         services.close()
     return judged, str(getattr(judge, "label", trusted.config.judge.name))

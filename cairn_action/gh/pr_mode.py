@@ -34,7 +34,7 @@ from cairn_action.gh.verdict import LabelState, Outcome, Subject, gated, no_base
 from cairn_action.render.escape import escape_text, safe_token
 from cairn_action.render.trend import build_trend
 from cairn_action.render.view import marker
-from cairn_action.report.io import dumps, read_report, write_text_atomic
+from cairn_action.report.io import read_report, report_text, write_text_atomic
 from cairn_action.report.models import Report
 
 REPORTS_DIR = "reports"
@@ -73,7 +73,7 @@ def _history(rt: Runtime, name: str, changed: set[str]) -> list[Report]:
         if rt.repo_path(path.relative_to(rt.workdir).as_posix()) in changed:
             continue
         try:
-            found.append(read_report(path))
+            found.append(read_report(path, cases=False))  # the chart needs the aggregates only
         except Exception:  # a broken history file costs a point on the chart, not the gate
             continue
     return found
@@ -150,7 +150,7 @@ def _deliver(
     folder = rt.results_dir / outcome.name
     report_path = ""
     if report is not None:
-        write_text_atomic(folder / "report.json", dumps(report))
+        write_text_atomic(folder / "report.json", report_text(report))
         report_path = rt.display(folder / "report.json")
         handoff = Handoff(
             repository=rt.context.repository,

@@ -150,7 +150,7 @@ def run_baseline_mode(rt: Runtime, configs: Sequence[LoadedConfig]) -> list[Conf
         return results
     board = rt.workdir / REPORTS_DIR / LEADERBOARD
     write_text_atomic(
-        board, render_leaderboard([r for _, r in read_latest_reports(rt.workdir / REPORTS_DIR)])
+        board, render_leaderboard([r for _, r in read_latest_reports(rt.workdir / REPORTS_DIR, cases=False)])
     )
     files[rt.repo_path(f"{REPORTS_DIR}/{LEADERBOARD}")] = board.read_bytes()
     names = ", ".join(r.config_name for r in results if r.headline == "baseline refreshed")

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from cairn_action.config import Config, LoadedConfig
 from cairn_action.errors import CairnError
+from cairn_action.golden.sealed import KEY_ENV
 from cairn_action.providers.anthropic import messages_url
 from cairn_action.providers.openai_compat import DEFAULT_BASE_URL as OPENAI_BASE_URL
 
@@ -135,6 +136,12 @@ def passed_variables(names: Sequence[str], env: Mapping[str, str], token: str) -
                 f"({', '.join(p + '*' for p in RESERVED_PREFIXES)}), which never reach the evaluation",
                 "pass a provider key under a name of its own, e.g. `OPENAI_API_KEY: ${{ secrets.OPENAI }}`",
             )
+    if KEY_ENV in names or (env.get(KEY_ENV) and any(env.get(KEY_ENV) == env.get(n) for n in names)):
+        raise CairnError(
+            f"input '{ENV_INPUT}': {KEY_ENV} (the sealed golden set's key) never reaches the evaluation, "
+            "which runs the system under test",
+            f"give {KEY_ENV} to the Cairn step's `env:` only; the Action opens the key in its own process",
+        )
     tokens = [token] + [v for k, v in env.items() if is_reserved(k) and _RUNNER_SECRET.search(k)]
     tokens = [t for t in tokens if len(t) >= 8]
     passed = {n: env[n] for n in names if n in env}

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from cairn_action.gate import policy_of, run_gate
 from cairn_action.gate.models import GateResult
+from cairn_action.gate.sealed import is_sealed, sealed_result
 from cairn_action.gh.comments import MAX_COMMENT_CHARS
 from cairn_action.gh.gateway import Comment, LabelEvent, Role
 from cairn_action.gh.handoff import Verdict
@@ -82,7 +83,10 @@ class Outcome:
 
     @property
     def decision_json(self) -> str | None:
-        return dumps(self.result) if self.result is not None else None
+        """The decision for the upload: a sealed set's shows what its comment shows (gate/sealed.py)."""
+        if self.result is None:
+            return None
+        return dumps(sealed_result(self.result) if is_sealed(self.result) else self.result)
 
 
 def _hidden(record: OverrideRecord | None, anchors: Sequence[Anchor]) -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,19 @@ from cairn_action.files import (
     read_text,
 )
 from cairn_action.golden.models import GoldenCase, GoldenSet
+from cairn_action.golden.sealed import (
+    HINT_NO_KEY,
+    HINT_RESEAL,
+    KEY_ENV,
+    SealedFiles,
+    check_questions_match,
+    identity_from,
+    open_key,
+    pair_hash,
+    read_questions,
+    read_recipients,
+    sealed_files,
+)
 
 GOLDEN_FILE = "golden.jsonl"
 VERSION_FILE = "golden.version"
@@ -125,23 +139,77 @@ def golden_files(path: Path) -> tuple[Path, Path]:
     return path, path.parent / VERSION_FILE
 
 
-def load_golden(path: Path) -> GoldenSet:
-    """Load and validate a golden set; raise one DataError listing every problem."""
-    parsed = parse_golden(path)
+def load_golden(path: Path, env: Mapping[str, str] | None = None) -> GoldenSet:
+    """Load and validate a golden set (a sealed one opened with the key in `env`, the process's
+    environment by default); raise one DataError listing every problem."""
+    parsed = parse_golden(path, env)
     if parsed.problems:
         raise problems_error(parsed.problems, str(parsed.golden.path))
     return parsed.golden
 
 
-def parse_golden(path: Path) -> ParsedGolden:
+def parse_golden(path: Path, env: Mapping[str, str] | None = None) -> ParsedGolden:
     """Read a golden set, keeping the valid cases and collecting every problem instead of stopping.
 
-    Raises DataError only when there is nothing to read (no file, not UTF-8).
+    Raises DataError only when there is nothing to read (no file, not UTF-8, a sealed set whose key is
+    not in `env`: golden/sealed.py).
     """
+    sealed = sealed_files(Path(path))
+    if sealed is not None:
+        return _parse_sealed(sealed, env)
     jsonl, version_file = golden_files(Path(path))
-    shown = str(jsonl)
     data = read_bytes(jsonl, what="golden set", hint=HINT_PATH, limit=LIMIT_GOLDEN)
-    content_hash = hashlib.sha256(data).hexdigest()
+    return _parse_bytes(data, str(jsonl), jsonl, version_file, hashlib.sha256(data).hexdigest())
+
+
+def _parse_sealed(files: SealedFiles, env: Mapping[str, str] | None) -> ParsedGolden:
+    """A sealed set opened with the key in `env` (the process's environment by default): the plaintext
+    parsed as any golden set (its lines named `golden.key.age (sealed):N`), the questions file checked
+    against it, and the pair's hash as the content hash."""
+    identity = identity_from(env)
+    if identity is None:
+        raise DataError(f"{files.questions}: the golden set is sealed and {KEY_ENV} is not set", HINT_NO_KEY)
+    questions, _, question_bytes = read_questions(files.questions)
+    key_bytes, plain = open_key(files, identity)
+    parsed = _parse_bytes(
+        plain,
+        f"{files.key} (sealed)",
+        files.questions,
+        files.folder / VERSION_FILE,
+        pair_hash(question_bytes, key_bytes),
+    )
+    if not parsed.problems:
+        check_questions_match(files.questions, questions, [(c.id, c.question) for c in parsed.golden.cases])
+    recipients = tuple(str(r) for r in read_recipients(files.recipients))
+    golden = replace(parsed.golden, sealed=True, recipients=recipients)
+    return ParsedGolden(golden=golden, problems=parsed.problems)
+
+
+def load_questions(path: Path) -> GoldenSet:
+    """What the run may hold: a plain set whole, a sealed set's ids and questions only (whatever the
+    environment holds: the caller decides whether a key there is allowed)."""
+    files = sealed_files(Path(path))
+    if files is None:
+        return load_golden(path)
+    questions, lines, question_bytes = read_questions(files.questions)
+    key_bytes = read_bytes(files.key, what="sealed answer key", hint=HINT_RESEAL, limit=2 * LIMIT_GOLDEN)
+    content_hash = pair_hash(question_bytes, key_bytes)
+    version, from_file, problem = _read_version(files.folder / VERSION_FILE, content_hash)
+    if problem is not None:
+        raise problems_error([problem], str(files.folder / VERSION_FILE))
+    return GoldenSet(
+        path=files.questions,
+        cases=tuple(GoldenCase(id=q.id, question=q.question) for q in questions),
+        version=version,
+        content_hash=content_hash,
+        version_from_file=from_file,
+        line_of=lines,
+        sealed=True,
+        answers_held=False,
+    )
+
+
+def _parse_bytes(data: bytes, shown: str, jsonl: Path, version_file: Path, content_hash: str) -> ParsedGolden:
     text = decode_utf8(data, shown)
 
     problems: list[GoldenProblem] = []

@@ -111,6 +111,13 @@ class GoldenSet:
     """case id -> 1-based line in golden.jsonl, for messages."""
     inactive: tuple[GoldenCase, ...] = ()
     """Drafts and deprecated cases: in the file, in no run and no score (`cases` holds the others)."""
+    sealed: bool = False
+    """Read from a sealed pair (golden/sealed.py): `path` is its questions file."""
+    recipients: tuple[str, ...] = ()
+    """A sealed set's age public keys (golden.recipients): its reports' cases are sealed to them."""
+    answers_held: bool = True
+    """False for a sealed set read without its key: the cases hold ids and questions only, enough to run
+    the system and never to score it."""
 
     def by_id(self) -> dict[str, GoldenCase]:
         return {c.id: c for c in self.cases}

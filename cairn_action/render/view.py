@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cairn_action.gate.models import Comparison, GateResult, Statistics
+from cairn_action.gate.sealed import sealed_result
 from cairn_action.render import tables
 from cairn_action.render.config_diff import config_diff
 from cairn_action.render.escape import escape_text, safe_token
@@ -161,6 +162,8 @@ def build_view(
 ) -> CommentView:
     """Everything the comment says, formatted; `budget` caps how much of each list it shows."""
     budget = budget or Budget()
+    if result.comparison.candidate.sealed or result.comparison.baseline.sealed:
+        result = sealed_result(result)
     comparison, decision = result.comparison, result.decision
     verdict = f"{_VERDICT[decision.status]} for {_subject(comparison)}"
     ident = comparison.candidate

@@ -305,6 +305,7 @@ def _notes(
         extra={"embedding_model": header.embedding_model} if header.embedding_model else {},
         config=experiment_settings(config, header.embedding_model),
         nothing_returned=nothing_returned(records, target=header.retrieval_mode == "target"),
+        sealed_to=list(golden.recipients),
     )
 
 

@@ -70,9 +70,32 @@ def report_paths(reports_dir: Path, report: Report) -> tuple[Path, Path]:
     )
 
 
+def sealed_copy(report: Report) -> Report:
+    """A sealed golden set's report with its per-case rows encrypted to the set's recipients (a committed
+    baseline sits in the checkout the system under test can read: its rows would hand over the expected
+    answers, which cases are unanswerable, and every right answer of the base system). Any other report
+    is returned as it is."""
+    if not report.notes.sealed_to or not report.per_case:
+        return report
+    from pyrage import x25519
+
+    from cairn_action.golden.sealed import encrypt
+
+    rows = [row.model_dump(mode="json") for row in report.per_case]
+    plain = json.dumps(rows, ensure_ascii=False, allow_nan=False).encode()
+    recipients = [x25519.Recipient.from_str(r) for r in report.notes.sealed_to]
+    sealed = encrypt(plain, recipients).decode("ascii")
+    return report.model_copy(update={"per_case": [], "per_case_sealed": sealed})
+
+
+def report_text(report: Report) -> str:
+    """A report's file content: sealed rows for a sealed golden set, else the JSON as it is."""
+    return dumps(sealed_copy(report))
+
+
 def write_report(report: Report, reports_dir: Path) -> tuple[Path, Path]:
     """Write the kept copy and overwrite the latest; returns both paths."""
-    text = dumps(report)
+    text = report_text(report)
     kept, latest = report_paths(reports_dir, report)
     base, n = kept.stem, 1
     check_reports_dir(reports_dir)
@@ -128,8 +151,35 @@ def _check_version(data: dict[str, Any], path: Path, what: str, current: int) ->
         )
 
 
-def read_report(path: Path) -> Report:
-    """Read and validate a report; DataError for a missing, malformed, foreign or newer file."""
+def _open_rows(report: Report, path: Path) -> Report:
+    """A sealed report's per-case rows, opened with the key (golden/sealed.py's variable)."""
+    import pyrage
+
+    from cairn_action.golden.sealed import HINT_KEY, KEY_ENV, identity_from
+    from cairn_action.report.models import PerCase
+
+    identity = identity_from()
+    if identity is None:
+        raise DataError(
+            f"{path}: the report's cases are sealed (its golden set is) and {KEY_ENV} is not set", HINT_KEY
+        )
+    try:
+        rows = pyrage.decrypt((report.per_case_sealed or "").encode("ascii"), [identity])  # type: ignore[list-item]
+    except (pyrage.DecryptError, UnicodeEncodeError):
+        raise DataError(f"{path}: the report's sealed cases do not open with {KEY_ENV}", HINT_KEY) from None
+    try:
+        parsed = [PerCase.model_validate(row, strict=True) for row in json.loads(rows)]
+    except (ValueError, ValidationError, TypeError):
+        raise DataError(
+            f"{path}: invalid report: 'per_case_sealed' does not hold per-case rows", HINT_REPORT
+        ) from None
+    return report.model_copy(update={"per_case": parsed, "per_case_sealed": None})
+
+
+def read_report(path: Path, *, cases: bool = True) -> Report:
+    """Read and validate a report; DataError for a missing, malformed, foreign or newer file. A sealed
+    golden set's report has its per-case rows opened with the key, or (`cases=False`, for what needs only
+    the aggregates: the leaderboard, the stamp) left empty."""
     path = Path(path)
     data = _load_json(path, "report", HINT_REPORT)
     if "cairn_version" not in data or "config_name" not in data:
@@ -138,6 +188,8 @@ def read_report(path: Path) -> Report:
         raise DataError(f"{path}: not a Cairn report: no cairn_version and config_name{found}", HINT_REPORT)
     _check_version(data, path, "report", REPORT_SCHEMA_VERSION)
     report = _validate(Report, data, path, "report", HINT_REPORT)
+    if report.per_case_sealed is not None and cases:
+        report = _open_rows(report, path)
     seen: dict[str, int] = {}
     for index, row in enumerate(report.per_case):
         if row.case_id in seen:
@@ -150,7 +202,7 @@ def read_report(path: Path) -> Report:
     return report
 
 
-def read_latest_reports(reports_dir: Path) -> list[tuple[Path, Report]]:
+def read_latest_reports(reports_dir: Path, *, cases: bool = True) -> list[tuple[Path, Report]]:
     """Every `<dir>/latest/*.json`, sorted by file name, each validated."""
     folder = Path(reports_dir) / LATEST_DIR
     if exists(folder) and not is_dir(folder):
@@ -159,7 +211,7 @@ def read_latest_reports(reports_dir: Path) -> list[tuple[Path, Report]]:
         found = sorted(folder.glob("*.json"))
     except OSError as exc:
         raise DataError(f"{folder}: cannot list the reports: {os_reason(exc)}", HINT_REPORT) from None
-    return [(p, read_report(p)) for p in found]
+    return [(p, read_report(p, cases=cases)) for p in found]
 
 
 def write_calibration(calibration: CalibrationFile, path: Path) -> None:

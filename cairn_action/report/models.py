@@ -286,6 +286,10 @@ class Notes(_Model):
     config: dict[str, object] = Field(default_factory=dict)
     """Addition: the experiment the config hash identifies, as dotted keys (`chunking.size`: 800; URLs
     without credentials): the comment's config diff. Empty in reports written before it existed."""
+    sealed_to: list[str] = Field(default_factory=list)
+    """Addition: the golden set was sealed (issue 28) and these are its age public keys: the report's
+    per-case rows (expected answers, answerability, tags, verdicts) are written encrypted to them, in
+    `per_case_sealed`, and only a holder of the key reads them. Empty for a plain golden set."""
     nothing_returned: list[str] = Field(default_factory=list)
     """Addition: what the system returned for no case at all (`passages`, `answer`), each with its likely
     causes: a run that measured nothing must not read as a system that abstains well."""
@@ -318,6 +322,9 @@ class Report(_Model):
     by_tag: dict[str, TagStats] = Field(default_factory=dict)
     """Addition: per tag, and per difficulty under `difficulty:<level>`, sorted by key."""
     schema_version: int = REPORT_SCHEMA_VERSION
+    per_case_sealed: str | None = None
+    """Addition: in a file, the per-case rows of a sealed golden set's report, age-encrypted to
+    `notes.sealed_to` (per_case is then empty); read with the key, they are back in per_case."""
     target_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
     """Addition: for a `target`, the system's own identity (the python module's or package's source, or
     the service URL), apart from `config_hash`: the same config can run different code."""

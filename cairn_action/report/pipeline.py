@@ -17,9 +17,9 @@ from cairn_action.golden.split import GoldenSplit, SplitName, split_golden
 from cairn_action.index.corpus import load_corpus
 from cairn_action.report.build import build_report, check_records_match, check_run_matches, select_records
 from cairn_action.report.io import (
-    dumps,
     read_calibration,
     report_paths,
+    report_text,
     write_calibration,
     write_report,
     write_text_atomic,
@@ -106,7 +106,7 @@ def report_from_run(
         # The baseline a pull request is gated against is an eval-split report: a calibration or `all`
         # report in reports/latest would make the next gate refuse (another split) and split the leaderboard.
         kept, _ = report_paths(reports_dir / which, report)
-        write_text_atomic(kept, dumps(report))
+        write_text_atomic(kept, report_text(report))
         return WrittenReport(report=report, kept=kept, latest=None)
     kept, latest = write_report(report, reports_dir)
     return WrittenReport(report=report, kept=kept, latest=latest)

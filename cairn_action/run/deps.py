@@ -57,3 +57,6 @@ class CaseDeps:
     stale_reasons: Mapping[str, str] = field(default_factory=dict)
     """Case id -> the record's message, for stale cases not stale by a missing quote (changed passage,
     awaiting confirmation)."""
+    record_spans: bool = False
+    """A sealed golden set's run: each retrieved passage records where it lies (`RetrievedChunk.start`)
+    so that the scoring side can locate the support quotes the run never saw."""

@@ -12,7 +12,7 @@ import platform
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, TextIO
@@ -71,6 +71,9 @@ class RunOptions:
     planted: Mapping[str, Chunk] = field(default_factory=dict)
     """Case id -> a passage put among the answerer's hits (see `CaseDeps.planted`)."""
     system_canary: str | None = None
+    run_only: bool = False
+    """`cairn eval --run-only`: this process runs the system and scores nothing, so a sealed golden set
+    is read without its key (ids and questions), and a key within reach refuses the run (issue 28)."""
 
 
 def is_deterministic(answerer: object, judge: object) -> bool:
@@ -107,7 +110,32 @@ def environment() -> Environment:
     )
 
 
-def _create_judge(loaded: LoadedConfig, env: Mapping[str, str], services: ProviderServices) -> Judge:
+def _golden_for_run(loaded: LoadedConfig, options: RunOptions, env: Mapping[str, str] | None) -> GoldenSet:
+    """The golden set as this run may hold it: whole, unless it is sealed and this is a run-only
+    evaluation, which holds only the questions and refuses to start with the answers within its reach."""
+    from cairn_action.golden.load import load_questions
+    from cairn_action.golden.sealed import KEY_ENV, plain_beside, sealed_files
+
+    files = sealed_files(loaded.golden_path)
+    if files is None or not options.run_only:
+        return load_golden(loaded.golden_path)
+    if (env or {}).get(KEY_ENV):
+        raise ConfigError(
+            f"{KEY_ENV} is set in the environment of a run-only evaluation of the sealed set "
+            f"{files.questions}",
+            "the system under test runs in this process: give the key only to the scoring side "
+            "(`cairn score`, the Action's gate), never to the run",
+        )
+    plain = plain_beside(files)
+    if plain is not None:
+        raise DataError(
+            f"{plain}: the answer key in plain text beside the sealed set; the system under test can read it",
+            "keep golden.jsonl out of the checkout (the repository carries golden.key.age)",
+        )
+    return load_questions(loaded.golden_path)
+
+
+def create_judge(loaded: LoadedConfig, env: Mapping[str, str], services: ProviderServices) -> Judge:
     judge = loaded.config.judge
     if judge.name == "lexical":
         return LexicalJudge(judge.f1_threshold)
@@ -201,7 +229,7 @@ def run_evaluation(
         config, env=env, warn=lambda message: log.write(f"warning: {message}\n")
     )
     try:
-        judge = judge or _create_judge(loaded, env or {}, services)
+        judge = judge or create_judge(loaded, env or {}, services)
         retrieval = config.retrieval
         rewriter = reranker = None
         if "llm" in (retrieval.rewrite, retrieval.rerank):
@@ -219,8 +247,16 @@ def run_evaluation(
         raise loaded.located(exc) from None
     model_path = loaded.resolve(config.retrieval.model_path) if config.retrieval.model_path else None
     check_dense_available(config.retrieval, model_path)  # before any provider is called
+    # Before the sample corpus is written: bad input writes nothing.
     loaded.check_path("golden.path")
-    golden = load_golden(loaded.golden_path)  # before the sample corpus is written: bad input writes nothing
+    golden = _golden_for_run(loaded, options, env)
+    if not golden.answers_held and options.split != "all":
+        # The split is stratified by answerability, which is in the key: the scoring side picks it.
+        log.write(
+            f"note: {golden.path} is sealed and its split needs the key: running every case "
+            f"(the scoring side scores the {options.split} split)\n"
+        )
+        options = replace(options, split="all")
     corpus_dir = loaded.corpus_dir
     # The generated sample is data/sample under the project (variant configs in configs/ name it
     # ../data/sample); it is written on first use and kept equal to the generator's output, for the
@@ -297,6 +333,7 @@ def run_evaluation(
         query_rewriting=rewriter is not None,
         reranker=reranker is not None,
         target_hash=answerer.code_hash() if is_retrieving_target(answerer) else None,  # type: ignore[attr-defined]
+        sealed=not golden.answers_held,
     )
     if getattr(answerer, "version", None):
         log.write(f"target reports version {answerer.version} (target_hash {header.target_hash})\n")  # type: ignore[attr-defined]
@@ -316,6 +353,7 @@ def run_evaluation(
         system_canary=options.system_canary,
         rewriter=rewriter,
         reranker=reranker,
+        record_spans=not golden.answers_held,
     )
     try:
         with ExitStack() as locks:

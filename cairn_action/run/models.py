@@ -72,6 +72,9 @@ class RunHeader(_Model):
     """The provider re-ordered the retrieved chunks (`retrieval.rerank = "llm"`)."""
     target_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
     """For a `target`: the identity of the user's system, beside `config_hash` (providers/target.py)."""
+    sealed: bool = False
+    """The golden set was sealed and this run held only its questions: answerability, support and
+    verdicts are the scoring side's to fill in, with the key (run/sealed.py)."""
 
 
 class RetrievedChunk(_Model):
@@ -80,6 +83,13 @@ class RetrievedChunk(_Model):
     """Corpus-relative path of the chunk's document."""
     rank: int = Field(ge=1)
     score: float
+    # A run of a sealed golden set (header.sealed) cannot locate support: it records where each passage
+    # lies, and the scoring side, which holds the key, locates the support quotes in them (run/sealed.py).
+    start: int | None = Field(default=None, ge=0)
+    """Sealed runs: the passage's first character in `doc`, when it was found in the corpus."""
+    end: int | None = Field(default=None, ge=0)
+    text: str | None = None
+    """Sealed runs: a target's passage that was not found in the corpus, as the target returned it."""
 
 
 class Citation(_Model):

@@ -100,7 +100,14 @@ def run_case(case: GoldenCase, deps: CaseDeps, sample: int = 0) -> CaseRecord:
     )
     hits = found.hits
     retrieved = [
-        RetrievedChunk(chunk_id=h.chunk.chunk_id, doc=h.chunk.doc, rank=h.rank, score=h.score) for h in hits
+        RetrievedChunk(
+            chunk_id=h.chunk.chunk_id,
+            doc=h.chunk.doc,
+            rank=h.rank,
+            score=h.score,
+            **({"start": h.chunk.start, "end": h.chunk.end} if deps.record_spans else {}),
+        )
+        for h in hits
     ]
     complete_rank, first_rank = evidence_ranks(spans, [h.chunk for h in hits])
     observed = {

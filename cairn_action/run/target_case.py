@@ -70,6 +70,13 @@ def _evidence_chunk(passage: Passage, case: GoldenCase, spans: Sequence[Resolved
     return Chunk(passage.id, "", 0, 0, passage.text)
 
 
+def _where(passage: Passage) -> dict[str, Any]:
+    """Where a sealed run's passage lies, for the scoring side: its span when found, else its text."""
+    if passage.located_doc is not None and passage.start is not None and passage.end is not None:
+        return {"start": passage.start, "end": passage.end}
+    return {"text": passage.text}
+
+
 def _context(
     used: Sequence[str] | None,
     passages: Sequence[Passage],
@@ -114,7 +121,13 @@ def run_target_case(case: GoldenCase, deps: CaseDeps, base: dict[str, Any]) -> C
         **base,
         **support,
         "retrieved": [
-            RetrievedChunk(chunk_id=p.id, doc=p.located_doc or p.doc or "", rank=p.rank, score=p.score or 0.0)
+            RetrievedChunk(
+                chunk_id=p.id,
+                doc=p.located_doc or p.doc or "",
+                rank=p.rank,
+                score=p.score or 0.0,
+                **(_where(p) if deps.record_spans else {}),
+            )
             for p in passages
         ],
         "retrieved_support_rank": complete_rank,
