@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from cairn_action.errors import CairnError, ConfigError
-from cairn_action.files import LIMIT_CONFIG, exists, is_file, read_text
+from cairn_action.files import LIMIT_CONFIG, exists, is_file, not_found, read_text
 
 DEFAULT_CONFIG_FILE = "cairn.toml"
 DEFAULT_CONFIG_NAME = "default"
@@ -282,6 +282,10 @@ class Config(_Section):
     description: str = ""
     target: TargetSpec | None = None
     """The user's own system: `python:package.module:function` or `http(s)://...`; None uses `provider`."""
+    target_version_url: HttpUrl | None = None
+    """For an HTTP `target`: a URL Cairn GETs once per run (no key sent) whose reply names the deployed
+    version (a JSON object's `version`, else the whole body); `target_hash` covers it, so a redeployed
+    service is another system even at the same URL."""
     corpus: CorpusConfig = Field(default_factory=CorpusConfig)
     golden: GoldenConfig = Field(default_factory=GoldenConfig)
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
@@ -309,6 +313,8 @@ class LoadedConfig(BaseModel):
     embedded: bool = False
     shipped_calibration: Path | None = None
     """The embedded default's committed calibration, read when the folder has no calibration of its own."""
+    overridden: frozenset[str] = frozenset()
+    """The path keys (`corpus.path`, `golden.path`) that --corpus / --golden replaced."""
 
     def resolve(self, path: str) -> Path:
         p = Path(path)
@@ -323,11 +329,41 @@ class LoadedConfig(BaseModel):
         """
         cwd = (cwd or Path.cwd()).resolve()
         update: dict[str, BaseModel] = {}
+        overridden = set(self.overridden)
         if corpus is not None:
             update["corpus"] = self.config.corpus.model_copy(update={"path": str(cwd / corpus)})
+            overridden.add("corpus.path")
         if golden is not None:
             update["golden"] = self.config.golden.model_copy(update={"path": str(cwd / golden)})
-        return self.model_copy(update={"config": self.config.model_copy(update=update)})
+            overridden.add("golden.path")
+        return self.model_copy(
+            update={"config": self.config.model_copy(update=update), "overridden": frozenset(overridden)}
+        )
+
+    def check_path(self, key: Literal["corpus.path", "golden.path"]) -> None:
+        """Exit 2 at this config's `file:line` of `key` when the path it names is not there: a typo in the
+        config, or the default path when the key is absent (an empty config), is the config's to name.
+        A path from --corpus / --golden, the embedded default's, or one that exists but cannot be read (a
+        loop, a permission) is left to its loader, which names that path."""
+        path = self.corpus_dir if key == "corpus.path" else self.golden_path
+        if self.source is None or key in self.overridden:
+            return
+        try:
+            path.lstat()
+            return
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except (OSError, ValueError):
+            return
+        what = "corpus folder" if key == "corpus.path" else "golden set"
+        section, name = key.split(".")
+        given = getattr(getattr(self.config, section), name)
+        where = self.where((section, name))
+        default = " (the default: not set in the file)" if where == str(self.source) else ""
+        raise ConfigError(
+            f"{where}: {key} = {given!r}{default}: {what} not found ({path})",
+            f"set {key} in {self.source.name} (relative to its folder), or pass --{section}",
+        )
 
     @property
     def corpus_dir(self) -> Path:
@@ -385,6 +421,7 @@ class LoadedConfig(BaseModel):
 # machines (a laptop with another key variable, CI with a lower rate limit) must agree on the hash.
 _UNHASHED: dict[str, Any] = {
     "description": True,
+    "target_version_url": True,  # what it reports is in target_hash, the system's identity
     "corpus": {"path"},
     "golden": {"path"},
     "run": True,
@@ -562,7 +599,9 @@ def load_config(path: Path | None, *, cwd: Path | None = None) -> LoadedConfig:
             return embedded_default(cwd)
         path = candidate
     if not exists(path):
-        raise ConfigError(f"{path}: config file not found", "pass --config FILE, or omit it for the default")
+        raise ConfigError(
+            f"{path}: config file {not_found(path)}", "pass --config FILE, or omit it for the default"
+        )
     try:
         text = read_text(path, what="config", limit=LIMIT_CONFIG, bom=False)
     except CairnError as exc:
@@ -570,8 +609,12 @@ def load_config(path: Path | None, *, cwd: Path | None = None) -> LoadedConfig:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        at = re.search(r"\(at line (\d+), column \d+\)$", str(exc))
-        where = f"{path}:{at.group(1)}" if at else str(path)
+        at = re.search(r"\(at line (\d+), column \d+\)$", str(exc)) or re.search(
+            r"\(at end of document\)$", str(exc)
+        )
+        # A file cut short ends inside a value or a table header: its last line is where to look.
+        line = (at.group(1) if at.groups() else str(max(1, len(text.splitlines())))) if at else None
+        where = f"{path}:{line}" if line else str(path)
         reason = str(exc)[: at.start()].rstrip() if at else str(exc)
         raise ConfigError(f"{where}: invalid TOML: {reason}", "check the file's syntax") from None
     config = parse_config(data, path, text)

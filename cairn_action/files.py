@@ -132,6 +132,18 @@ def exists(path: Path) -> bool:
         return False
 
 
+def not_found(path: Path) -> str:
+    """Why `exists(path)` said False, for the message: "not found", or, when a folder on the way cannot
+    be searched, that it cannot be reached (the file may well be there)."""
+    try:
+        Path(path).lstat()
+    except PermissionError:
+        return "cannot be reached: permission denied on a folder on its path"
+    except (OSError, ValueError):
+        pass
+    return "not found"
+
+
 def is_dir(path: Path) -> bool:
     try:
         return Path(path).is_dir()

@@ -70,6 +70,10 @@ def _golden_and_corpus(args: argparse.Namespace) -> tuple[Path, Path]:
     from cairn_action.config import load_config
 
     loaded = load_config(args.config)
+    if args.golden is None:
+        loaded.check_path("golden.path")
+    if args.corpus is None:
+        loaded.check_path("corpus.path")
     golden = args.golden or loaded.golden_path
     corpus = args.corpus or loaded.corpus_dir
     if args.corpus is None and args.golden is None and loaded.embedded:

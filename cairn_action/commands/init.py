@@ -1,8 +1,9 @@
 """`cairn init [DIR]`: a project Cairn runs in at once, to edit into your own.
 
 It writes a commented cairn.toml, an example document under docs/, a golden set for it (golden.jsonl and
-golden.version), my_rag.py (a stand-in target to replace with your system) and the pull-request,
-baseline and release workflows. It never overwrites: if any of those files exists, nothing is written.
+golden.version), my_rag.py (a stand-in target to replace with your system), the pull-request,
+baseline and release workflows, and the two-job variant of the gate (inactive until moved). It never
+overwrites: if any of those files exists, nothing is written.
 Afterwards `cairn golden check` and `cairn eval` run there as they are.
 """
 
@@ -26,6 +27,11 @@ SCAFFOLD = PACKAGE / "scaffold"
 WORKFLOWS = ("cairn-pr.yml", "cairn-fork-comment.yml", "cairn-baseline.yml", "release-stamp.yml")
 """The examples copied into .github/workflows/ (the gate, the comment stage for fork pull requests that
 the gate names, the baseline refresh, the release stamp), fitted to the project (`fit_workflow`)."""
+TWO_JOBS = ("cairn-two-jobs.yml", "cairn-two-jobs-fork-gate.yml")
+TWO_JOBS_DIR = ".github/cairn-two-jobs"
+"""The two-job variant of the gate (and its fork stage) goes here, not into .github/workflows/: GitHub runs
+every file there, and the one-job and two-job gates side by side would each evaluate and comment on every
+pull request. Each file's header says when to use which, and how to switch."""
 EXAMPLE_CORPUS = "corpus"
 EXAMPLE_BRANCH = "main"
 
@@ -33,7 +39,7 @@ EXAMPLE_BRANCH = "main"
 def _workflow_dir() -> Path:
     """The example workflows: inside the installed wheel, or in the checkout's examples/workflows/."""
     for candidate in (PACKAGE / "_embedded_workflows", PACKAGE.parent / "examples" / "workflows"):
-        if all((candidate / name).is_file() for name in WORKFLOWS):
+        if all((candidate / name).is_file() for name in (*WORKFLOWS, *TWO_JOBS)):
             return candidate
     raise CairnError(
         "the example workflows are missing from this installation of Cairn",
@@ -76,12 +82,13 @@ def scaffold_files(branch: str = EXAMPLE_BRANCH) -> dict[str, bytes]:
     }
     corpus = tomllib.loads(files["cairn.toml"].decode("utf-8"))["corpus"]["path"]
     workflows = _workflow_dir()
+    placed = [(".github/workflows", name) for name in WORKFLOWS] + [(TWO_JOBS_DIR, name) for name in TWO_JOBS]
     files.update(
         {
-            f".github/workflows/{name}": fit_workflow(
+            f"{folder}/{name}": fit_workflow(
                 (workflows / name).read_text(encoding="utf-8"), corpus=corpus, branch=branch
             ).encode("utf-8")
-            for name in WORKFLOWS
+            for folder, name in placed
         }
     )
     return files
@@ -95,6 +102,8 @@ wrote a Cairn project in {dir}: {n} files
   my_rag.py                  the system under test (a keyword stand-in): call your own RAG system here
   .github/workflows/         the pull-request gate (and its comment stage for forks), the baseline
                              refresh, the release stamp
+  .github/cairn-two-jobs/    the two-job gate, for a system with its own packages or services: move it
+                             into workflows/ in place of cairn-pr.yml and cairn-fork-comment.yml
 next:
   {cd}cairn golden check      every support quote found in its document
   cairn eval                 run, score and write reports/latest/my-rag.json

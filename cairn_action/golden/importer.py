@@ -105,8 +105,15 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     text = decode_utf8(read_bytes(path, what="import file", limit=LIMIT_GOLDEN), str(path))
     if path.suffix.lower() == ".csv":
         reader = csv.DictReader(io.StringIO(text, newline=""))
-        for row in reader:
-            yield reader.line_num, {k.strip(): (v or "").strip() for k, v in row.items() if k is not None}
+        try:
+            for row in reader:
+                yield reader.line_num, {k.strip(): (v or "").strip() for k, v in row.items() if k is not None}
+        except csv.Error as exc:  # a field over the csv module's limit (128 KiB)
+            # line_num counts the lines read before the one the reader choked on
+            raise DataError(
+                f"{path}:{reader.line_num + 1}: not a CSV row Cairn can read: {exc}",
+                "each row is one case: a question, an answer, a document and a quote of it",
+            ) from None
         return
     for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():

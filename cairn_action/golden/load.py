@@ -25,6 +25,7 @@ from cairn_action.files import (
     decode_utf8,
     exists,
     is_dir,
+    not_found,
     parse_json,
     read_bytes,
     read_text,
@@ -124,14 +125,15 @@ def golden_files(path: Path) -> tuple[Path, Path]:
     if is_dir(path):
         jsonl = path / GOLDEN_FILE
         if not exists(jsonl):
+            reason = not_found(jsonl)
             raise DataError(
-                f"{path}: no {GOLDEN_FILE} in this folder",
+                f"{path}: no {GOLDEN_FILE} in this folder" if reason == "not found" else f"{jsonl}: {reason}",
                 "pass --golden PATH: the golden.jsonl file, or the folder that holds it",
             )
         return jsonl, path / VERSION_FILE
     if not exists(path):
         raise DataError(
-            f"{path}: golden set not found",
+            f"{path}: golden set {not_found(path)}",
             "pass --golden PATH: the golden.jsonl file, or the folder that holds it",
         )
     return path, path.parent / VERSION_FILE

@@ -34,6 +34,7 @@ from cairn_action.files import (
     exists,
     is_dir,
     is_file,
+    not_found,
     os_reason,
     read_bytes,
 )
@@ -160,7 +161,7 @@ def load_corpus(root: Path | str, *, manifest: Path | None = None) -> Corpus:
     if not is_dir(root):
         if exists(root):
             raise DataError(f"{root}: the corpus is not a folder", hint)
-        raise DataError(f"{root}: corpus folder not found", hint)
+        raise DataError(f"{root}: corpus folder {not_found(root)}", hint)
     _check_readable_tree(root)
     known = _Manifest.read(manifest) if manifest is not None else None
     seen: dict[str, _Entry] = {}

@@ -28,6 +28,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".txt")
+"""Read as they are (UTF-8 text)."""
+MARKUP_SUFFIXES = (".md", ".markdown")
+"""Text whose `*`, `_` and backticks are markup the rendered page does not show; elsewhere (a .txt file,
+the text an HTML or PDF reader rendered) they are the document's own characters: `ffi_prep_cif`."""
+
+
+def has_markdown(path: str) -> bool:
+    return path.lower().endswith(MARKUP_SUFFIXES)
+
+
 HTML_SUFFIXES = (".html", ".htm")
 DOCUMENTS_EXTRA = "documents"
 ASCIIDOC_EXTRA = "asciidoc"

@@ -168,10 +168,17 @@ def build_target(
             secrets=(key,) if key else (),
         )
         target = HttpTarget(spec, http, api_key=key, top_k=top_k)
+        if config.target_version_url:
+            target.read_version(config.target_version_url)
     else:
         raise ConfigError(
             f"target: '{spec}' is neither python:package.module:function nor an http(s) URL",
             'write target = "python:mypkg.rag:answer" or target = "http://localhost:8000/answer"',
+        )
+    if config.target_version_url and not isinstance(target, HttpTarget):
+        raise ConfigError(
+            "target_version_url: is for an http(s) target; a python: target's code is hashed itself",
+            "remove target_version_url, or point target at your service's URL",
         )
     target.locator = PassageLocator(documents)
     return target

@@ -237,6 +237,15 @@ class HttpClient:
 
     def post(self, url: str, payload: Mapping[str, Any], headers: Mapping[str, str]) -> HttpReply:
         """POST `payload` as JSON; a 2xx reply, or InfrastructureError after the retries (see module)."""
+        return self._request("POST", url, payload, headers)
+
+    def get(self, url: str, headers: Mapping[str, str]) -> HttpReply:
+        """GET `url`, with the same retries, limits and errors as `post`."""
+        return self._request("GET", url, None, headers)
+
+    def _request(
+        self, method: str, url: str, payload: Mapping[str, Any] | None, headers: Mapping[str, str]
+    ) -> HttpReply:
         with self._lock:
             if self._sticky is not None:
                 raise self._sticky
@@ -252,7 +261,8 @@ class HttpClient:
                 self.limiter.acquire()
             retry_after: float | None = None
             try:
-                response = self._session.post(
+                response = self._session.request(
+                    method,
                     url,
                     json=payload,
                     headers=dict(headers),

@@ -42,7 +42,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cairn_action.errors import ConfigError
+from cairn_action.errors import ConfigError, InfrastructureError
 from cairn_action.providers.base import AnswerRequest, AnswerResult
 from cairn_action.providers.http import HttpClient
 from cairn_action.providers.prompt import parse_probability
@@ -51,6 +51,7 @@ from cairn_action.run.models import Citation, Usage
 TARGET_SCHEMA = "cairn-target-1"
 CONFIDENCE_SOURCE = "target-reported"
 _RAW_LIMIT = 4000
+_VERSION_LIMIT = 200
 
 
 class _Strict(BaseModel):
@@ -341,10 +342,41 @@ class HttpTarget(_Target):
         self.http = http
         self.api_key = api_key
         self.top_k = top_k
+        self.version: str | None = None
+        """What the service's `target_version_url` reported this run (`read_version`), else None."""
+
+    def read_version(self, url: str) -> str:
+        """GET `url` once and keep the version it reports: a JSON object's `version` field, else the whole
+        body (stripped). No key is sent: a version is not a secret, and the config (which a pull request
+        may edit) could point this URL anywhere. InfrastructureError when the service cannot say."""
+        try:
+            text = self.http.get(url, {}).text.strip()
+        except InfrastructureError as exc:
+            raise InfrastructureError(
+                f"target_version_url: {exc.message}",
+                "the URL must answer a GET with the deployed version; or remove target_version_url",
+            ) from None
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        value = data.get("version") if isinstance(data, dict) else None
+        version = str(value).strip() if isinstance(value, (str, int, float)) else text
+        if not version:
+            raise InfrastructureError(
+                f"target_version_url: {_public_url(url)} replied with no version",
+                "reply with the version (a plain body, or JSON with a `version` field), or remove "
+                "target_version_url",
+            )
+        # Printed in the run's log: the service's text, so no control characters (a terminal escape).
+        self.version = "".join(c if c.isprintable() else "?" for c in version[:_VERSION_LIMIT])
+        return self.version
 
     def code_hash(self) -> str:
-        """The service's URL (without credentials or query): Cairn cannot see the code behind it."""
-        return hashlib.sha256(f"http\0{self.model}".encode()).hexdigest()[:16]
+        """The service's URL (without credentials or query), and the version it reported when the config
+        has `target_version_url`: Cairn cannot see the code behind the URL, the service can say."""
+        version = "" if self.version is None else f"\0version\0{self.version}"
+        return hashlib.sha256(f"http\0{self.model}{version}".encode()).hexdigest()[:16]
 
     def ask(self, request: AnswerRequest) -> TargetAnswer:
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}

@@ -1,9 +1,10 @@
 """Finding the verbatim passage that supports an answer: `cairn golden quote`.
 
 The golden set reference says "write the answer first, then find the quote". This does the finding: every
-sentence (or list item, table row, heading) of the corpus is a candidate, read as rendered
-(`golden.quotes.visible`: emphasis and link targets gone, whitespace runs as one space), so the text it
-offers is the text a labeller would copy from the page, and `cairn golden check` accepts it: each offered
+sentence (or list item, table row, heading) of the corpus is a candidate, read as rendered (markdown
+through `golden.quotes.visible`: emphasis and link targets gone; other text as it is; whitespace runs as one
+space), so the text it offers is the text a labeller would copy from the page, and `cairn golden check`
+accepts it: each offered
 quote is located in its document by `locate_quote`'s own rule (`QuoteLocator`), before it is shown.
 
 Ranking, best first:
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from cairn_action.golden.quotes import QuoteLocator, visible
 from cairn_action.index.chunks import Chunk, ChunkStore
 from cairn_action.index.corpus import Corpus, Document
+from cairn_action.index.readers import has_markdown
 from cairn_action.retrieval.lexical import BM25Retriever
 from cairn_action.retrieval.tokenizer import tokenize
 from cairn_action.squad import normalize_answer
@@ -136,8 +138,12 @@ class QuoteIndex:
         chunks: list[Chunk] = []
         for document in corpus.documents:
             locator = QuoteLocator(document.text)
+            markdown = has_markdown(document.path)
             for start, end in passages(document):
-                quote = visible(document.text[start:end]).text[:MAX_CHARS]
+                raw = document.text[start:end]
+                # What the page shows: markdown without its markup; any other text as it is (one space
+                # for a run of whitespace), underscores and asterisks included.
+                quote = (visible(raw).text if markdown else " ".join(raw.split()))[:MAX_CHARS]
                 if len(quote) < MIN_CHARS or locator.locate(quote) is None:
                     continue  # only what `cairn golden check` will accept is offered
                 chunks.append(Chunk(f"{document.path}:{start}", document.path, start, end, quote))

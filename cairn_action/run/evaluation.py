@@ -250,6 +250,7 @@ def run_evaluation(
     model_path = loaded.resolve(config.retrieval.model_path) if config.retrieval.model_path else None
     check_dense_available(config.retrieval, model_path)  # before any provider is called
     # Before the sample corpus is written: bad input writes nothing.
+    loaded.check_path("golden.path")
     golden = _golden_for_run(loaded, options, env)
     if not golden.answers_held and options.split != "all":
         # The split is stratified by answerability, which is in the key: the scoring side picks it.
@@ -267,6 +268,7 @@ def run_evaluation(
         done = ensure_sample_corpus(corpus_dir)
         if done is not None:
             log.write(done + "\n")
+    loaded.check_path("corpus.path")
     # The manifest (size, times and inode of each document, and its hash) lets a warm run skip reading
     # and hashing what has not changed: index/corpus.py says when that is safe. It describes this
     # machine's files, so it lives beside `index/`, not in it: the Action carries `index/` between jobs.
@@ -340,6 +342,8 @@ def run_evaluation(
         target_hash=answerer.code_hash() if is_retrieving_target(answerer) else None,  # type: ignore[attr-defined]
         sealed=not golden.answers_held,
     )
+    if getattr(answerer, "version", None):
+        log.write(f"target reports version {answerer.version} (target_hash {header.target_hash})\n")  # type: ignore[attr-defined]
     deps = CaseDeps(
         store=store,
         retriever=retriever,

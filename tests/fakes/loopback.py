@@ -43,6 +43,7 @@ class Recorded:
     raw: str
     json: Any
     at: float
+    method: str = "POST"
 
 
 @dataclass(frozen=True)
@@ -68,17 +69,23 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        """`GET /_fake/requests`: how many requests the fake has seen (for a fake in another process)."""
+        """`GET /_fake/requests`: how many requests the fake has seen (for a fake in another process);
+        any other GET is recorded and answered by the fake like a POST (a service's `/version`)."""
         owner = self.server.owner  # type: ignore[attr-defined]
-        status, body = (200, str(len(owner.requests))) if self.path == "/_fake/requests" else (404, "")
-        data = body.encode()
-        self.send_response(status)
+        if self.path != "/_fake/requests":
+            self._answer("GET")
+            return
+        data = str(len(owner.requests)).encode()
+        self.send_response(200)
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
     def do_POST(self) -> None:
+        self._answer("POST")
+
+    def _answer(self, method: str) -> None:
         owner = self.server.owner  # type: ignore[attr-defined]
         length = int(self.headers.get("Content-Length", "0"))
         raw = self.rfile.read(length).decode("utf-8", errors="replace")
@@ -92,6 +99,7 @@ class _Handler(BaseHTTPRequestHandler):
             raw=raw,
             json=parsed,
             at=time.monotonic(),
+            method=method,
         )
         reply = owner.dispatch(recorded)
         data = reply.body.encode("utf-8")

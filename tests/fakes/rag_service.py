@@ -17,6 +17,8 @@ class FakeRagService(LoopbackServer):
     def __init__(self, *, token: str | None = None, latency_s: float = 0.0) -> None:
         super().__init__(latency_s=latency_s)
         self.token = token
+        self.version = "2026.11.0"
+        """What `GET /version` reports (as `{"version": ..., "uptime_s": ...}`): set it to "redeploy"."""
 
     def __enter__(self) -> Self:
         super().__enter__()
@@ -26,7 +28,13 @@ class FakeRagService(LoopbackServer):
     def endpoint(self) -> str:
         return f"{self.url}/answer"
 
+    @property
+    def version_url(self) -> str:
+        return f"{self.url}/version"
+
     def respond(self, request: Recorded, step: Step | None) -> Reply:
+        if request.path == "/version":  # an uptime beside the version, as health endpoints have
+            return Reply(200, json.dumps({"version": self.version, "uptime_s": len(self.requests)}))
         if request.path != "/answer":
             return Reply(404, json.dumps({"error": "not found"}))
         if self.token is not None and request.headers.get("authorization") != f"Bearer {self.token}":

@@ -60,19 +60,63 @@ overlap = 0
 )
 
 
-def _reachable_by_others(path: Path) -> bool:
-    real = path.resolve()
-    folders_ok = all(p.stat().st_mode & 0o001 for p in real.parents)
-    return folders_ok and bool(real.stat().st_mode & 0o001)
+def _reachable_by_others(path: Path, *, need: int = 0o001) -> bool:
+    """Whether another uid can reach `path` (every folder on the way searchable, by the path as written
+    and as resolved: a symlink is followed from where it is) and use it (`need`: the mode bits for
+    others, execute by default)."""
+    for route in {path.absolute(), path.resolve()}:
+        if not all(p.stat().st_mode & 0o001 for p in route.parents):
+            return False
+    return path.resolve().stat().st_mode & need == need
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)  # a hard link is reachable by where it is, and costs nothing
+    except OSError:
+        shutil.copy2(src, dst)  # another filesystem
+
+
+def _readable_site(here: Path, folder: Path) -> Path:
+    """`here` (this environment's packages) as the evaluation user can read it. As it is, unless a folder
+    on the way is private (a clone in a 0700 folder, root's home): then a copy in `folder`, hard-linked
+    where it can be, whose editable installs (a .pth naming a private source folder) are copied too, as
+    their importable packages only."""
+    if _reachable_by_others(here, need=0o005):
+        return here
+    site = folder / "readable-site"
+    shutil.copytree(here, site, symlinks=True, copy_function=_link_or_copy)
+    for pth in site.glob("*.pth"):
+        lines = []
+        for line in pth.read_text(encoding="utf-8").splitlines():
+            source = Path(line.strip())
+            if line.startswith(("import ", "#")) or not source.is_absolute() or not source.is_dir():
+                lines.append(line)
+                continue
+            if not _reachable_by_others(source, need=0o005):
+                copy = folder / "readable-editable" / pth.stem
+                copy.mkdir(parents=True)
+                for package in source.iterdir():
+                    if (package / "__init__.py").is_file():
+                        shutil.copytree(package, copy / package.name, copy_function=_link_or_copy)
+                source = copy
+            lines.append(str(source))
+        pth.unlink()  # a hard link to the environment's own file: write a new one, never through it
+        pth.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return site
 
 
 @functools.cache
 def interpreter() -> str:
     """The Python that runs the Action. As root, the Action runs the evaluation as another user, who must
-    be able to execute it: a pyenv Python under /root (mode 0700) cannot be, so a venv over the system's
-    Python of the same minor version, seeing this environment's packages, stands in (as the image's
-    /usr/local/bin/python does)."""
-    if os.geteuid() != 0 or _reachable_by_others(Path(sys.executable)):
+    be able to execute it and import its packages: a pyenv Python under /root (mode 0700), or a venv in a
+    clone in a private folder, cannot be used so. A venv over the system's Python of the same minor
+    version, seeing this environment's packages (a readable copy of them when they are private), stands in
+    (as the image's /usr/local/bin/python does)."""
+    here = Path(sysconfig.get_paths()["purelib"])
+    if os.geteuid() != 0 or (
+        _reachable_by_others(Path(sys.executable)) and _reachable_by_others(here, need=0o005)
+    ):
         return sys.executable
     base = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
     if not base.is_file():
@@ -82,8 +126,10 @@ def interpreter() -> str:
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     subprocess.run([str(base), "-m", "venv", "--without-pip", str(folder)], check=True, capture_output=True)
     [site] = folder.glob("lib/python*/site-packages")
-    here = sysconfig.get_paths()["purelib"]
-    (site / "cairn_sim.pth").write_text(f"import site; site.addsitedir({here!r})\n", encoding="utf-8")
+    readable = _readable_site(here, folder)
+    (site / "cairn_sim.pth").write_text(
+        f"import site; site.addsitedir({str(readable)!r})\n", encoding="utf-8"
+    )
     return str(folder / "bin" / "python")
 
 

@@ -174,3 +174,47 @@ def test_render__rst_include__does_not_read_files_outside_the_corpus(tmp_path: P
     secret.write_text("TOP SECRET VALUE\n", encoding="utf-8")
     text = render(f".. include:: {secret}\n\nVisible text.\n".encode(), "x.rst")
     assert "TOP SECRET VALUE" not in text and "Visible text." in text
+
+
+def test_golden_quote__html_and_text_with_underscores_and_asterisks__offered_as_the_page_shows_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The libffi manual (HTML) of the issue-24 walk-through: "ffi_prep_cif" was offered as "ffiprepcif",
+    # and "ffi_cif *cif" as "ffi_cif cif": markdown's emphasis rule applied to text that is not markdown.
+    corpus = tmp_path / "docs"
+    corpus.mkdir()
+    (corpus / "basics.html").write_text(
+        "<html><body><p>To prepare a call interface object, use the function <code>ffi_prep_cif</code>."
+        "</p><p>Function: ffi_status ffi_prep_cif (ffi_cif *<var>cif</var>, ffi_abi <var>abi</var>)</p>"
+        "</body></html>",
+        encoding="utf-8",
+    )
+    (corpus / "notes.txt").write_text("Set MAX_OPEN_FILES to 1_024 before the snake_case step.\n")
+    (corpus / "guide.md").write_text("Call it within **two** days of the [init](init.md) step.\n")
+    golden = _golden(tmp_path, [("notes.txt", "Set MAX_OPEN_FILES", "x")])
+    offered = {}
+    asked = {
+        "ffi_prep_cif": "Which function prepares a call interface object?",
+        "ffi_abi": "What is the type of the abi argument?",
+        "MAX_OPEN_FILES": "What must be set first?",
+        "two": "Within how many days?",
+    }
+    for answer, question in asked.items():
+        argv = ["golden", "quote", answer, "--question", question, "--json", "--corpus", str(corpus)]
+        assert main([*argv, "--golden", str(golden)]) == 0
+        offered[answer] = json.loads(capsys.readouterr().out)[0]["quote"]
+    assert offered["ffi_prep_cif"] == "To prepare a call interface object, use the function ffi_prep_cif."
+    assert offered["ffi_abi"] == "Function: ffi_status ffi_prep_cif (ffi_cif *cif, ffi_abi abi)"
+    assert offered["MAX_OPEN_FILES"] == "Set MAX_OPEN_FILES to 1_024 before the snake_case step."
+    assert offered["two"] == "Call it within two days of the init step."  # markdown: its markup goes
+    # each offered quote is one `cairn golden check` finds
+    cases = [
+        (doc, offered[a], a)
+        for doc, a in [
+            ("basics.html", "ffi_prep_cif"),
+            ("basics.html", "ffi_abi"),
+            ("notes.txt", "MAX_OPEN_FILES"),
+            ("guide.md", "two"),
+        ]
+    ]
+    assert main(["golden", "check", "--golden", str(_golden(tmp_path, cases)), "--corpus", str(corpus)]) == 0

@@ -122,7 +122,10 @@ def test_golden_check__config_names_a_missing_corpus__is_not_generated(
     monkeypatch.chdir(tmp_path)
     code, output = run_check(capsys)
     assert code == 2
-    assert output.splitlines()[0] == f"error: {tmp_path.resolve() / 'docs'}: corpus folder not found"
+    # the config's line that names it, and the folder it resolved to
+    assert output.splitlines()[0].endswith(
+        f"cairn.toml:3: corpus.path = 'docs': corpus folder not found ({tmp_path.resolve() / 'docs'})"
+    )
     assert not (tmp_path / "docs").exists()
 
 

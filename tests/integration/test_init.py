@@ -20,6 +20,8 @@ WRITTEN = {
     ".github/workflows/cairn-fork-comment.yml",
     ".github/workflows/cairn-baseline.yml",
     ".github/workflows/release-stamp.yml",
+    ".github/cairn-two-jobs/cairn-two-jobs.yml",
+    ".github/cairn-two-jobs/cairn-two-jobs-fork-gate.yml",
 }
 
 
@@ -59,6 +61,30 @@ def test_init__empty_folder__golden_check_and_eval_run_with_no_edit_and_say_what
     assert "then commit reports/latest/my-rag.json: it is the baseline" in out
 
 
+def test_init__both_gates__the_two_job_pair_is_inactive_and_each_says_when_to_use_which(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ruamel.yaml import YAML
+
+    assert main(["init", str(tmp_path)]) == 0
+    assert ".github/cairn-two-jobs/" in capsys.readouterr().out
+    one = (tmp_path / ".github" / "workflows" / "cairn-pr.yml").read_text(encoding="utf-8")
+    two = (tmp_path / ".github" / "cairn-two-jobs" / "cairn-two-jobs.yml").read_text(encoding="utf-8")
+    fork = (tmp_path / ".github" / "cairn-two-jobs" / "cairn-two-jobs-fork-gate.yml").read_text(
+        encoding="utf-8"
+    )
+    assert "needs nothing but Cairn" in one and "cairn-two-jobs.yml" in one
+    assert "never both" in two and "cairn-pr.yml" in two
+    assert "cairn-fork-comment.yml" in fork
+    jobs = YAML(typ="safe").load(two)["jobs"]
+    assert jobs["gate"]["needs"] == "evaluate"
+    assert any(s.get("uses", "").startswith("owner/cairn/evaluate@") for s in jobs["evaluate"]["steps"])
+    # the fork stage waits for the two-job workflow by its name
+    assert YAML(typ="safe").load(fork)["on"]["workflow_run"]["workflows"] == [
+        YAML(typ="safe").load(two)["name"]
+    ]
+
+
 def test_init__a_file_exists__refuses_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -87,9 +113,10 @@ def test_init__workflows_fit_the_project__corpus_key_branch_and_named_files_agre
     assert main(["init", str(project)]) == 0
     capsys.readouterr()
     corpus = tomllib.loads((project / "cairn.toml").read_text(encoding="utf-8"))["corpus"]["path"]
-    workflows = project / ".github" / "workflows"
-    names = {p.name for p in workflows.iterdir()}
-    for path in sorted(workflows.iterdir()):
+    written = sorted((project / ".github").glob("*/*.yml"))  # workflows/ and the two-job variant
+    assert {p.parent.name for p in written} == {"workflows", "cairn-two-jobs"}
+    names = {p.name for p in written}
+    for path in written:
         text = path.read_text(encoding="utf-8")
         YAML(typ="safe").load(text)  # parses
         for key in re.findall(r"hashFiles\('([^']+)'", text):
@@ -103,7 +130,7 @@ def test_init__workflows_fit_the_project__corpus_key_branch_and_named_files_agre
     )
     assert actionlint, "actionlint is missing: pip install -e '.[dev]'"
     done = subprocess.run(
-        [actionlint, "-no-color", *(str(p) for p in sorted(workflows.iterdir()))],
+        [actionlint, "-no-color", *(str(p) for p in written)],
         cwd=project,
         capture_output=True,
         text=True,

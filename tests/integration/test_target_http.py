@@ -97,3 +97,58 @@ def test_http_target__service_down__every_case_error_and_exit_3(
     records = run.records
     assert len(records) == TINY_CASES and all(r.status == "error" for r in records)
     assert all("connection failed" in (r.error or "") and endpoint in (r.error or "") for r in records)
+
+
+def test_http_target__service_reports_a_new_version__target_hash_changes_config_hash_does_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TINY_RAG_TOKEN", TOKEN)
+    hashes: list[tuple[str, str]] = []
+    with FakeRagService(token=TOKEN) as service:
+        for version in ("2026.11.0", "2026.11.0", "2026.12.1"):
+            service.version = version
+            folder = tmp_path / f"run{len(hashes)}"
+            folder.mkdir()
+            write_config(
+                folder,
+                "tiny-versioned",
+                f'target = "{service.endpoint}"\ntarget_version_url = "{service.version_url}"\n\n'
+                '[provider]\napi_key_env = "TINY_RAG_TOKEN"\n',
+            )
+            run = evaluate(folder, "tiny-versioned", capsys, monkeypatch)
+            assert run.code == 0, run.err
+            hashes.append((run.report["config_hash"], run.report["target_hash"]))
+            assert f"target reports version {version} (target_hash {hashes[-1][1]})" in run.err
+        gets = [r for r in service.requests if r.method == "GET"]
+    assert [g.path for g in gets] == ["/version"] * 3  # once a run
+    assert all("authorization" not in g.headers for g in gets)  # the key goes only to the target
+    (c0, t0), (c1, t1), (c2, t2) = hashes
+    assert c0 == c1 == c2  # the same settings
+    assert t0 == t1 != t2  # the uptime beside the version does not count; the redeploy does
+    with FakeRagService() as plain:
+        write_config(tmp_path / "run0", "tiny-versioned", f'target = "{plain.endpoint}"\n')
+        unversioned = evaluate(tmp_path / "run0", "tiny-versioned", capsys, monkeypatch)
+    assert unversioned.code == 0 and unversioned.report["target_hash"] not in (t0, t2)
+
+
+def test_http_target__version_url_unreachable_or_on_a_python_target__refused_naming_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeRagService() as service:
+        write_config(
+            tmp_path,
+            "tiny-versioned",
+            f'target = "{service.endpoint}"\ntarget_version_url = "{service.url}/nowhere"\n'
+            "\n[provider]\nmax_retries = 0\n",
+        )
+        run = evaluate(tmp_path, "tiny-versioned", capsys, monkeypatch)
+    assert run.code == 3, run.err  # as when the target itself cannot be reached
+    assert "target_version_url: target: " in run.err and "/nowhere refused the request: HTTP 404" in run.err
+    write_config(
+        tmp_path,
+        "tiny-versioned",
+        'target = "python:tiny_rag:answer"\ntarget_version_url = "http://127.0.0.1:9/version"\n',
+    )
+    run = evaluate(tmp_path, "tiny-versioned", capsys, monkeypatch)
+    assert run.code == 2, run.err
+    assert "cairn.toml:3: target_version_url: is for an http(s) target" in run.err

@@ -126,8 +126,49 @@ class Workspace:
         return ["eval", "--config", str(self.config), "--no-progress", "--split", "all", *extra]
 
 
+def nobody_can_import_cairn() -> bool:
+    """Whether `nobody` can read this environment's packages and Cairn's source. Not so from a clone in
+    a private folder (a `mktemp -d` folder, root's home): a child that became `nobody` could not import
+    the modules the command it runs imports late."""
+    import sysconfig
+
+    import cairn_action
+
+    def reachable(path: Path) -> bool:
+        real = path.resolve()
+        return all(p.stat().st_mode & 0o001 for p in [*real.parents, real]) and bool(
+            real.stat().st_mode & 0o004
+        )
+
+    package = Path(cairn_action.__file__).parent
+    return reachable(Path(sysconfig.get_paths()["purelib"])) and reachable(package)
+
+
+def _drop_capabilities() -> None:
+    """Keep uid 0 but give up every capability: the permission bits then apply to this process as to any
+    user (mode 000 cannot be read, a 0555 folder cannot be written), while the files of the private
+    clone, which root owns, stay readable through their owner bits."""
+    import ctypes
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [
+            ("effective", ctypes.c_uint32),
+            ("permitted", ctypes.c_uint32),
+            ("inheritable", ctypes.c_uint32),
+        ]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    header = Header(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3: two Data, all zero
+    if libc.capset(ctypes.byref(header), (Data * 2)()) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+
+
 def as_unprivileged(function: Callable[[], Any]) -> Any:
-    """`function()` in a forked child that dropped root for `nobody`; its JSON-able result comes back.
+    """`function()` in a forked child that dropped root for `nobody` (or, when `nobody` cannot import
+    Cairn, kept uid 0 without any capability); its JSON-able result comes back.
 
     A fork, not `subprocess.run(user=...)`: the interpreter may live where `nobody` cannot execute it (a
     pyenv build under /root), but a forked child already runs it. Run as a non-root user, it just calls.
@@ -140,16 +181,21 @@ def as_unprivileged(function: Callable[[], Any]) -> Any:
     # The child cannot import what the parent has not: the standard library may sit where `nobody`
     # cannot read it. zipfile (numpy's .npz of the index cache) looks up cp437 lazily.
     codecs.lookup("cp437")
+    codecs.lookup("utf-8-sig")  # the config reader's, for a file that starts with a BOM
 
     nobody = pwd.getpwnam("nobody")
+    as_nobody = nobody_can_import_cairn()
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: drop privileges for good, run, report, and leave without cleanup
         try:
             os.close(read_end)
-            os.setgroups([])
-            os.setgid(nobody.pw_gid)
-            os.setuid(nobody.pw_uid)
+            if as_nobody:
+                os.setgroups([])
+                os.setgid(nobody.pw_gid)
+                os.setuid(nobody.pw_uid)
+            else:  # see nobody_can_import_cairn: root without its privileges instead
+                _drop_capabilities()
             payload = json.dumps({"result": function()})
         except BaseException:
             payload = json.dumps({"crash": traceback.format_exc()})
@@ -166,8 +212,9 @@ def as_unprivileged(function: Callable[[], Any]) -> Any:
 
 
 def give_to_nobody(path: Path) -> None:
-    """`chown -R nobody` (as root), so the unprivileged child owns the workspace it writes to."""
-    if os.geteuid() != 0:
+    """`chown -R nobody` (as root), so the unprivileged child owns the workspace it writes to (when that
+    child is root without privileges, see `as_unprivileged`, root keeps owning it)."""
+    if os.geteuid() != 0 or not nobody_can_import_cairn():
         return
     import pwd
 

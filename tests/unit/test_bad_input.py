@@ -588,3 +588,84 @@ def test_config__llm_judge_without_a_chat_api__error_names_file_and_judge_line(w
     ws.write_config('[judge]\nname = "llm"')  # the stub provider is no chat API for the judge to use
     ran = cli(ws.eval_args(), ws.root)
     assert_user_error(ran, f"{ws.config}:2: judge.provider: the LLM judge needs a chat API")
+
+
+# 12. The sweep of issue 24 (benchmarks/bad_input_sweep.py): each class it found ------------------------
+
+
+@pytest.mark.parametrize(
+    ("config", "located"),
+    [
+        (
+            'name = "tiny"\n[corpus]\npath = "corpus"\n[golden]\npath = "golden"\n[retrieval]\nmode = "bm',
+            ":7: ",
+        ),
+        ('name = "tiny"\n[corpus]\npath = "corpus"\n[golden', ":4: "),
+        ('name = "tiny"\n[corpus]\npath = "corpus"\n[golden]\npath = "golden"\n[chunking]\nsize', ":7: "),
+    ],
+    ids=["in-a-string", "in-a-table-header", "after-a-key"],
+)
+def test_config__cut_short__exit_2_naming_the_last_line_not_end_of_document(
+    ws: Workspace, config: str, located: str
+) -> None:
+    ws.config.write_text(config, encoding="utf-8")
+    ran = cli(["golden", "check", "--config", str(ws.config)], ws.root)
+    assert_user_error(ran, f"{ws.config}{located}invalid TOML:")
+    assert "end of document" not in ran.error_line
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        (
+            "",
+            "cairn.toml: corpus.path = 'data/sample' (the default: not set in the file): corpus folder "
+            "not found",
+        ),
+        ('[corpus]\npath = "corpse"\n', "cairn.toml:2: corpus.path = 'corpse': corpus folder not found"),
+        (
+            '[golden]\npath = "golden/golden.jsnl"\n',
+            "cairn.toml:2: golden.path = 'golden/golden.jsnl': golden set not found",
+        ),
+    ],
+    ids=["empty-config", "corpus-typo", "golden-typo"],
+)
+@pytest.mark.parametrize("command", ["golden-check", "eval"])
+def test_config__names_a_path_that_is_not_there__exit_2_naming_the_config_and_its_line(
+    ws: Workspace, config: str, message: str, command: str
+) -> None:
+    ws.config.write_text(config, encoding="utf-8")
+    argv = ws.eval_args() if command == "eval" else ["golden", "check", "--config", str(ws.config)]
+    ran = cli(argv, ws.root)
+    assert_user_error(ran, message)
+    # the same missing folder given on the command line is the command line's: named as it is
+    ran = cli([*argv, "--corpus", str(ws.root / "corpse")], ws.root)
+    if "corpus" in message:
+        assert_user_error(ran, f"error: {ws.root / 'corpse'}: corpus folder not found")
+
+
+def test_import__csv_field_over_the_csv_limit__exit_2_naming_the_line_not_a_crash(ws: Workspace) -> None:
+    source = ws.root / "values.csv"
+    source.write_text(
+        f'question,answer,doc,quote\n"q","a","returns.md","{"x" * 200_000}"\n', encoding="utf-8"
+    )
+    ran = cli(
+        ["golden", "import", "--format", "values", "--out", str(ws.root / "new.jsonl"), str(source)], ws.root
+    )
+    assert_user_error(ran, f"{source}:2: not a CSV row Cairn can read: field larger than field limit")
+
+
+def test_permissions__folder_not_searchable__says_it_cannot_be_reached_not_that_it_is_missing(
+    shared_tmp: Path,
+) -> None:
+    ws = Workspace(shared_tmp / "unsearchable")
+    give_to_nobody(ws.root)
+    ws.golden_dir.chmod(0o644)  # listable, not searchable: golden.jsonl is there but cannot be opened
+
+    def run() -> list[object]:
+        ran = cli(["golden", "check", "--config", str(ws.config)], ws.root)
+        return [ran.code, ran.err]
+
+    code, err = as_unprivileged(run)
+    ran = Ran(code=int(code), out="", err=str(err))
+    assert_user_error(ran, f"{ws.golden}: cannot be reached: permission denied on a folder on its path")
