@@ -23,7 +23,7 @@ from pathlib import Path
 
 from cairn_action import __version__
 from cairn_action.config import SAMPLE_CORPUS_DIR, Config, LoadedConfig
-from cairn_action.errors import CairnError, ExitCode, InfrastructureError, InternalError
+from cairn_action.errors import CairnError, DataError, ExitCode, InfrastructureError, InternalError
 from cairn_action.gh.judging import JUDGE_CACHE, TrustedJudge, judge_records
 from cairn_action.gh.runtime import AttackRun, Evaluate
 from cairn_action.gh.sandbox import Identity, Scratch, child_environment
@@ -145,6 +145,13 @@ def attack_runner(
             from cairn_action.attack.score import build_attack_report
 
             name = loaded.config.name
+            if sealed_files(loaded.golden_path) is not None:
+                # The probes are built from the golden set's answers in the child, which never holds them.
+                raise DataError(
+                    f"input 'attack': {loaded.golden_path} is sealed, and the attack probes are built from "
+                    "its answers in the evaluation, which never holds the key",
+                    "run `cairn attack` where the key is, and leave `attack` off for a sealed set",
+                )
             # The same grant rule as the evaluation's. Its endpoint rule needs the base's config: PR mode
             # evaluates each config (gh/evaluate.py's check_routes) before it runs the probes.
             check_key_names(loaded, list(grants.variables))

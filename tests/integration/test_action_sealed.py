@@ -198,3 +198,18 @@ def test_sealed_fork__evaluated_without_secrets__scored_by_the_trusted_workflow_
     assert result.outputs["verdict"] == "regression"
     [sticky] = sim.sticky()
     assert "expected: (sealed)" in sticky["body"]
+
+
+def test_sealed_action__attack_probes_asked__refused_in_one_line(
+    sim: Sim, sealed: tuple[Template, str]
+) -> None:
+    """The probes are built from the set's answers inside the evaluation, which never holds the key."""
+    _oracle_pull(sim)
+
+    result = sim.run(
+        "pull_request", sim.pr_event("opened"), inputs={"attack": "true"}, extra_env={KEY_ENV: sealed[1]}
+    )
+
+    assert result.code == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "the attack probes are built from its answers" in result.stdout
