@@ -1,8 +1,9 @@
 """The files a config's evaluation reads, and which of them a pull request changed.
 
 The gate measures the system the pull request ships, and a `python:` target from the pull request can
-read the golden set and return the expected answers. Nothing in a run can stop that; a reviewer can, if
-the comment says when the exam itself was touched. So the comment lists, under the verdict, every file
+read a plain golden set and return the expected answers (a sealed one keeps them out of its reach:
+golden/sealed.py). A reviewer sees when the exam itself was touched, sealed or not, because the comment
+says so. So the comment lists, under the verdict, every file
 the pull request changed (from the pull request files API) that the evaluation reads: the config, the
 golden set and its version, the calibration, the corpus, and the target's package or module.
 """
@@ -13,6 +14,7 @@ import posixpath
 from collections.abc import Iterable, Sequence
 
 from cairn_action.config import Config
+from cairn_action.golden.sealed import KEY_FILE, RECIPIENTS_FILE
 from cairn_action.render.escape import escape_text
 
 MAX_LISTED = 30
@@ -33,7 +35,9 @@ def exam_paths(config: Config, config_file: str) -> tuple[list[str], list[str]]:
     files = [config_file, golden]
     folders = [_join(here, config.corpus.path)]
     if golden.endswith(".jsonl"):
-        files.append(posixpath.join(posixpath.dirname(golden), "golden.version"))
+        folder = posixpath.dirname(golden)
+        # A sealed set's key and recipients too (golden/sealed.py): anyone can reseal to the public keys.
+        files += [posixpath.join(folder, name) for name in ("golden.version", KEY_FILE, RECIPIENTS_FILE)]
     else:
         folders.append(golden)
     stem = posixpath.splitext(posixpath.basename(config_file))[0] or config.name

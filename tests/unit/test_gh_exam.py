@@ -36,6 +36,14 @@ def test_exam__changed_files__only_what_the_evaluation_reads_and_workflows() -> 
     assert touched_block([]) == ()
 
 
+def test_exam__sealed_golden_set__its_key_and_recipients_listed_when_changed() -> None:
+    """Anyone can reseal to the public keys: a pull request that replaces the answer key is listed."""
+    config = Config.model_validate({"golden": {"path": "golden/questions.jsonl"}})
+    changed = ["golden/questions.jsonl", "golden/golden.key.age", "golden/golden.recipients", "notes.md"]
+    listed = touched(changed, *exam_paths(config, "cairn.toml"))
+    assert listed == ["golden/questions.jsonl", "golden/golden.key.age", "golden/golden.recipients"]
+
+
 def test_gated__name_at_the_base_commit__read_from_the_toml() -> None:
     assert name_in(b'name = "exp"\n[retrieval]\ntop_k = 3\n', "cairn.toml") == "exp"
     assert name_in(b"[retrieval]\ntop_k = 3\n", "cairn.toml") == "default"
