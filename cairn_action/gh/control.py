@@ -106,19 +106,18 @@ def control_runner(
             golden = load_golden(loaded.golden_path)
             created = now().strftime("%Y-%m-%dT%H:%M:%SZ")
 
+            corpus = sample_corpus(loaded, workdir, scratch)  # where a sealed run's support is located
+
             def judged(artifact: Path) -> list[CaseRecord]:
-                cache = scratch.root / JUDGE_CACHE
                 run = judge_run(
                     loaded,
                     artifact,
                     judge,
                     env=env,
-                    cache_dir=cache,
+                    cache_dir=scratch.root / JUDGE_CACHE,
                     workflow=workflow,
                     left_out=trusted.left_out,
-                    corpus_dir=sample_corpus(
-                        loaded, workdir, scratch
-                    ),  # a sealed run's support is found here
+                    corpus_dir=corpus,
                 )
                 return list(run.records)
 
