@@ -1,10 +1,11 @@
 """The layout shows the data flow: a package never imports from a package later in the flow.
 
 Order: errors, config, golden (with `sample`, the sample-corpus generator, beside it), index, retrieval,
-providers, run, score, report, gate, render, attack (the adversarial probes: they run, score and render), gh,
-then the entry points (cli and its commands/, action). `squad` (the SQuAD text metrics) is shared by the judge
-and the scores; `contract` (the target contract's types) by everyone. The package root re-exports the public
-API from every layer (lazily: cairn_action/__init__.py), so it sits with the entry points.
+providers, run, score, report, gate, render, attack (the adversarial probes: they run, score and render),
+gh (the GitHub adapter), action (the Action's modes, over the adapter), then the entry points (cli and its
+commands/, and `action.entry`, what the container runs). `squad` (the SQuAD text metrics) is shared by the
+judge and the scores; `contract` (the target contract's types) by everyone. The package root re-exports the
+public API from every layer (lazily: cairn_action/__init__.py), so it sits with the entry points.
 Each check collects every violation in the package and reports them all at once.
 Only the entry points, config and gh/ read the environment.
 """
@@ -33,12 +34,14 @@ LAYERS = [
     {"render"},
     {"attack"},
     {"gh"},
-    {"cli", "commands", "action", "release", "demo", "__main__", "scaffold", "__init__"},
+    {"action"},
+    {"cli", "commands", "action.entry", "demo", "__main__", "scaffold", "__init__"},
 ]
-ENV_READERS = {"cli", "commands", "action", "config", "gh", "__main__"}
+ENV_READERS = {"cli", "commands", "config", "gh", "__main__"}
 # The sealed golden set's key is read where it is used, from its one variable, so that no object, log or
 # dataclass repr on the way ever holds it (golden/sealed.py).
-ENV_READER_MODULES = {"golden.sealed"}
+# The Action reads its environment in its entry point only (action/entry.py), not in its modes.
+ENV_READER_MODULES = {"golden.sealed", "action.entry"}
 
 
 def _layer_of(dotted: str) -> int:

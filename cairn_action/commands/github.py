@@ -17,9 +17,9 @@ def cmd_release_stamp(args: argparse.Namespace) -> int:
     import os
     import re
 
-    from cairn_action.gh.pygithub_gateway import connect
-    from cairn_action.gh.release import PyGithubReleases
-    from cairn_action.release import PlainLog, ReleaseRequest, run_release
+    from cairn_action.action.release import ReleaseRequest, run_release
+    from cairn_action.gh.pygithub_gateway import PyGithubGateway, connect
+    from cairn_action.gh.workflow import PlainLog
 
     repository = args.repo or os.environ.get("GITHUB_REPOSITORY", "")
     if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repository):
@@ -55,7 +55,7 @@ def cmd_release_stamp(args: argparse.Namespace) -> int:
         override_prefix=args.override_prefix,
         commit=os.environ.get("GITHUB_SHA") or None,
     )
-    gateway = PyGithubReleases(connect(token, api_url), repository)
+    gateway = PyGithubGateway(connect(token, api_url), repository)
     return run_release(
         request,
         gateway=gateway,
@@ -66,6 +66,6 @@ def cmd_release_stamp(args: argparse.Namespace) -> int:
 
 def cmd_action(args: argparse.Namespace) -> int:
     """The GitHub Action's entrypoint: everything comes from the runner's environment, not argv."""
-    from cairn_action.action import main as action_main
+    from cairn_action.action.entry import main as action_main
 
     return action_main()

@@ -1,4 +1,5 @@
-"""What the Action asks of GitHub, as a small protocol, and its implementation over PyGithub.
+"""What Cairn asks of GitHub, as one small protocol (pull requests, comments, labels, files, statuses,
+releases); its one implementation, over PyGithub, is `pygithub_gateway.PyGithubGateway`.
 
 The protocol speaks in frozen values (no PyGithub objects leak out), so the rules above it (sticky
 comment, override, baseline) are plain functions of what GitHub said. Errors come out as CairnErrors:
@@ -53,11 +54,29 @@ class Role:
     """The legacy base permission: maintain maps to write and triage to read."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class ReleaseInfo:
+    id: int
+    tag: str
+    body: str
+    draft: bool
+    prerelease: bool
+    html_url: str
+    created_at: str
+    published_at: str
+    """'' for a draft."""
+
+    @property
+    def when(self) -> str:
+        """When it became a release people can see; GitHub's `created_at` is the commit's date."""
+        return self.published_at or self.created_at
+
+
 StatusState = Literal["success", "failure", "error", "pending"]
 
 
 class GitHubGateway(Protocol):
-    """The GitHub operations the Action performs on one repository."""
+    """The GitHub operations Cairn performs on one repository: the Action and `cairn release-stamp`."""
 
     def pull(self, number: int) -> Pull: ...
 
@@ -102,3 +121,29 @@ class GitHubGateway(Protocol):
     def commit_files(self, branch: str, files: Mapping[str, bytes], message: str) -> str:
         """One commit on top of `branch` adding or replacing `files`; returns its SHA."""
         ...
+
+    # ----- releases (the release gate) -----
+
+    def release(self, release_id: int) -> ReleaseInfo | None: ...
+
+    def releases(self) -> list[ReleaseInfo]:
+        """Every release, drafts included (the token can see them with `contents: write`)."""
+        ...
+
+    def update_release(self, release_id: int, *, body: str, draft: bool, prerelease: bool) -> ReleaseInfo: ...
+
+    def put_asset(self, release_id: int, *, name: str, data: bytes, content_type: str) -> str:
+        """Attach `data` as the release's asset `name`, replacing one of that name; its download URL."""
+        ...
+
+    def remove_asset(self, release_id: int, name: str) -> bool:
+        """Delete the release's asset `name`; False when it had none."""
+        ...
+
+    def asset_names(self, release_id: int) -> list[str]: ...
+
+    def files_under(self, folder: str, ref: str) -> list[str]:
+        """Paths of the files under `folder` at `ref` (recursive), sorted."""
+        ...
+
+    def default_branch(self) -> str: ...

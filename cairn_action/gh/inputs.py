@@ -2,7 +2,7 @@
 
 `action.yml` declares the same names; a test holds the two lists equal. Secrets for providers never come
 through here: they arrive in the environment (`env:` in the workflow), and the `env` input names which of
-them the evaluation receives (gh/trust.py): the config, which a pull request can edit, names none.
+them the evaluation receives (action/trust.py): the config, which a pull request can edit, names none.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class ActionConfig:
     attack: bool = False
     """PR mode also runs `cairn attack` and gates it against the base branch's attack report."""
     index_cache: str = ""
-    """A folder outside the workspace carrying the index cache between jobs (gh/index_folder.py); ''
+    """A folder outside the workspace carrying the index cache between jobs (action/child/index_folder.py); ''
     is off."""
     env: tuple[str, ...] = ()
     """The environment variables the evaluation receives (provider keys, the target's own settings)."""

@@ -1,16 +1,23 @@
-"""`GitHubGateway` over PyGithub.
+"""`GitHubGateway` over PyGithub: the one implementation, for the Action and `cairn release-stamp`.
 
 Failures are mapped, and PATCH writes (the sticky comment, a ref) retried, in `pygithub_errors`.
 `GET /user` is never called: it is refused to the workflow token (docs/action/github-facts.md#token-identity).
+Releases have traps of their own (docs/action/github-facts.md#releases, #pygithub): `GET
+/releases/tags/{tag}` does not find a draft, so a draft is looked up by id or in the list; PyGithub's
+`update_release` resets `draft` and `prerelease` unless both are passed, so the notes are written with an
+explicit PATCH of exactly `body`, `draft` and `prerelease`; and PATCH is not retried by PyGithub, so it goes
+through `retrying`.
 """
 
 from __future__ import annotations
 
 import base64
+import io
+import re
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import requests
 from github import Auth, Github, GithubException, GithubRetry, InputGitTreeElement
@@ -18,11 +25,11 @@ from github.GithubObject import NotSet
 
 from cairn_action import __version__
 from cairn_action.errors import CairnError
-from cairn_action.gh.gateway import Comment, LabelEvent, Pull, Role, StatusState
+from cairn_action.gh.gateway import Comment, LabelEvent, Pull, ReleaseInfo, Role, StatusState
 from cairn_action.gh.pygithub_errors import Conflict, NotFound, guard, retrying, translate
 from cairn_action.gh.pygithub_errors import PermissionDenied as PermissionDenied  # re-exported
 
-G = TypeVar("G", bound="PyGithubGateway")
+_SHA = re.compile(r"[0-9a-f]{40}")
 USER_AGENT = f"cairn-action/{__version__}"
 
 
@@ -98,11 +105,6 @@ class PyGithubGateway:
         self._name = repository
         self._repo = client.get_repo(repository)  # lazy: the client is built with lazy=True
         self._sleep = sleep
-
-    def sibling(self, kind: type[G]) -> G:
-        """A gateway of another kind (a subclass) over this one's client, repository and sleep: the
-        Action builds one PyGithub client per run (token, base URL, retry policy), in action.main."""
-        return kind(self._gh, self._name, sleep=self._sleep)
 
     def _issue(self, number: int) -> Any:
         return self._repo.get_issue(number)
@@ -181,9 +183,9 @@ class PyGithubGateway:
         return guard(read, f"read the repository role of {login}")
 
     def file_at(self, path: str, ref: str) -> bytes | None:
-        return self._file_at(path, ref, shown=ref[:12])  # a commit sha: the short form reads better
+        # A commit SHA reads better short in a message; a branch or tag (the release gate's) is shown whole.
+        shown = ref[:12] if _SHA.fullmatch(ref) else ref
 
-    def _file_at(self, path: str, ref: str, *, shown: str) -> bytes | None:
         def read() -> bytes | None:
             try:
                 found = self._repo.get_contents(path, ref=ref)
@@ -247,3 +249,106 @@ class PyGithubGateway:
                     raise
                 self._sleep(1.0)  # the branch moved: build the commit again on its new head
         raise AssertionError("unreachable")
+
+    # ----- releases -----
+
+    def release(self, release_id: int) -> ReleaseInfo | None:
+        def read() -> ReleaseInfo | None:
+            try:
+                # Completed now: a lazy release takes its "tag" from the last part of its URL (the id).
+                return _release(self._repo.get_release(release_id).complete())
+            except GithubException as exc:
+                if exc.status == 404:
+                    return None
+                raise
+
+        return guard(read, f"read release {release_id}")
+
+    def releases(self) -> list[ReleaseInfo]:
+        return guard(lambda: [_release(r) for r in self._repo.get_releases()], "list the releases")
+
+    def update_release(self, release_id: int, *, body: str, draft: bool, prerelease: bool) -> ReleaseInfo:
+        url = f"{self._repo.url}/releases/{release_id}"
+        fields = {"body": body, "draft": draft, "prerelease": prerelease}
+
+        def patch() -> ReleaseInfo:
+            _, data = self._gh.requester.requestJsonAndCheck("PATCH", url, input=fields)
+            return _from_json(data)
+
+        return retrying(patch, f"update the notes of release {release_id}", sleep=self._sleep)
+
+    def _assets_named(self, release_id: int, name: str) -> tuple[Any, list[Any]]:
+        release = guard(lambda: self._repo.get_release(release_id), f"read release {release_id}")
+        found = guard(lambda: [a for a in release.get_assets() if a.name == name], "list the release assets")
+        return release, found
+
+    def asset_names(self, release_id: int) -> list[str]:
+        release = guard(lambda: self._repo.get_release(release_id), f"read release {release_id}")
+        return guard(lambda: [a.name for a in release.get_assets()], "list the release assets")
+
+    def remove_asset(self, release_id: int, name: str) -> bool:
+        _, found = self._assets_named(release_id, name)
+        for asset in found:
+            retrying(asset.delete_asset, f"delete the release asset {name}", sleep=self._sleep)
+        return bool(found)
+
+    def put_asset(self, release_id: int, *, name: str, data: bytes, content_type: str) -> str:
+        # GitHub refuses a second asset of the same name (422 already_exists), so a re-run (a dispatch
+        # over a refused draft) deletes the old one first.
+        release, found = self._assets_named(release_id, name)
+        for asset in found:
+            retrying(asset.delete_asset, f"delete the old release asset {name}", sleep=self._sleep)
+
+        def upload() -> str:
+            asset = release.upload_asset_from_memory(io.BytesIO(data), len(data), name, content_type)
+            return str(asset.browser_download_url or "")
+
+        return retrying(upload, f"upload the release asset {name}", sleep=self._sleep)
+
+    def files_under(self, folder: str, ref: str) -> list[str]:
+        prefix = folder.strip("/") + "/"
+
+        def read() -> list[str]:
+            try:
+                tree = self._repo.get_git_tree(ref, recursive=True)
+            except GithubException as exc:
+                if exc.status in (404, 409):  # no such ref, or an empty repository
+                    return []
+                raise
+            if tree.truncated:
+                raise CairnError(
+                    f"the file tree at {ref} is too large for GitHub to list in one answer",
+                    "keep reports in a smaller repository, or prune old reports/<config>-*.json files",
+                )
+            return sorted(e.path for e in tree.tree if e.type == "blob" and e.path.startswith(prefix))
+
+        return guard(read, f"list {folder} at {ref}")
+
+    def default_branch(self) -> str:
+        return guard(lambda: self._repo.default_branch, "read the repository")
+
+
+def _release(r: Any) -> ReleaseInfo:
+    return ReleaseInfo(
+        id=r.id,
+        tag=r.tag_name,
+        body=r.body or "",
+        draft=bool(r.draft),
+        prerelease=bool(r.prerelease),
+        html_url=r.html_url or "",
+        created_at=utc_iso(r.created_at),
+        published_at=utc_iso(r.published_at),
+    )
+
+
+def _from_json(data: Mapping[str, Any]) -> ReleaseInfo:
+    return ReleaseInfo(
+        id=int(data["id"]),
+        tag=str(data.get("tag_name") or ""),
+        body=str(data.get("body") or ""),
+        draft=bool(data.get("draft")),
+        prerelease=bool(data.get("prerelease")),
+        html_url=str(data.get("html_url") or ""),
+        created_at=str(data.get("created_at") or ""),
+        published_at=str(data.get("published_at") or ""),
+    )

@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import Protocol, TextIO
 
 MAX_SUMMARY_BYTES = 1024 * 1024
 """GitHub refuses a step summary over 1 MiB (docs/action/github-facts.md#outputs)."""
@@ -133,3 +133,50 @@ class Workflow:
             self.warning("the job summary was cut at GitHub's 1 MiB limit")
         with self.summary_file.open("a", encoding="utf-8", newline="\n") as handle:
             handle.write(markdown if markdown.endswith("\n") else markdown + "\n")
+
+
+class WorkflowLog(Protocol):
+    """Where a run reports: `Workflow` inside GitHub Actions, `PlainLog` in other CI systems."""
+
+    def error(self, message: str, *, title: str = "") -> None: ...
+
+    def warning(self, message: str, *, title: str = "") -> None: ...
+
+    def notice(self, message: str, *, title: str = "") -> None: ...
+
+    def info(self, message: str) -> None: ...
+
+    def set_output(self, name: str, value: str) -> None: ...
+
+    def add_summary(self, markdown: str) -> None: ...
+
+
+class PlainLog:
+    """Plain lines for CI systems that are not GitHub Actions; the section goes to `summary` if given."""
+
+    def __init__(self, stream: TextIO, *, summary: Path | None = None) -> None:
+        self.stream, self.summary = stream, summary
+
+    def _line(self, text: str) -> None:
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def error(self, message: str, *, title: str = "") -> None:
+        self._line(f"error: {message}")
+
+    def warning(self, message: str, *, title: str = "") -> None:
+        self._line(f"warning: {message}")
+
+    def notice(self, message: str, *, title: str = "") -> None:
+        self._line(message)
+
+    def info(self, message: str) -> None:
+        self._line(message)
+
+    def set_output(self, name: str, value: str) -> None:
+        self._line(f"{name}: {value}")
+
+    def add_summary(self, markdown: str) -> None:
+        if self.summary is not None:
+            self.summary.parent.mkdir(parents=True, exist_ok=True)
+            self.summary.write_text(markdown + "\n", encoding="utf-8")

@@ -11,10 +11,9 @@ from pathlib import Path
 from fakes.github_server import FakeGitHub
 from release_builders import CONFIG_TOML, GOLDEN_V1
 
-from cairn_action.gh.pygithub_gateway import connect
-from cairn_action.gh.release import PyGithubReleases
+from cairn_action.action.release import ReleaseRequest, run_release
+from cairn_action.gh.pygithub_gateway import PyGithubGateway, connect
 from cairn_action.gh.workflow import Workflow
-from cairn_action.release import ReleaseRequest, run_release
 from cairn_action.report.io import dumps, timestamp_slug
 from cairn_action.report.models import Report
 
@@ -91,7 +90,7 @@ class ReleaseRepo:
         out, summary = self.tmp / f"out-{n}", self.tmp / f"summary-{n}"
         stream = io.StringIO()
         workflow = Workflow(stream, output_file=out, summary_file=summary)
-        gateway = PyGithubReleases(
+        gateway = PyGithubGateway(
             connect("t0k3n", self.fake.url, throttle=False), self.fake.full_name, sleep=lambda _: None
         )
         code = run_release(request, gateway=gateway, workflow=workflow, now=lambda: NOW)

@@ -214,7 +214,7 @@ REASON_LABEL = "cairn-override: prompt rewrite, judged by hand"
 
 
 def test_attack__stale_override_comes_back_on_reopen__not_overridden(sim: Sim) -> None:
-    from cairn_action.gh.override import read_record
+    from cairn_action.action.override import read_record
 
     sim.fake.roles.update({"maint": "maintain"})
     first = sim.commit({"cairn.toml": WORSE_CONFIG}, "A: regresses")
@@ -256,7 +256,7 @@ def _base_policy(sim: Sim, **policy: object) -> None:
 
 
 def test_attack__author_overrides_their_own_pull_request__recorded_as_self_override(sim: Sim) -> None:
-    from cairn_action.gh.override import read_record
+    from cairn_action.action.override import read_record
 
     _base_policy(sim, allow_self_override=True)  # a small team's choice; off by default
     result = _self_label(sim)

@@ -10,7 +10,7 @@ import pytest
 from action_sim import LATEST, PR, REPOSITORY, Sim, Template, new_sim
 from fakes.github_server import FakeGitHub
 
-from cairn_action.gh.override import record_line
+from cairn_action.action.override import record_line
 from cairn_action.report.models import OverrideRecord
 
 pytestmark = pytest.mark.slow

@@ -1,4 +1,4 @@
-"""The contemporaneous control in the Action's PR mode (issue 23, gh/control.py), end to end through the
+"""The contemporaneous control in the Action's PR mode (issue 23, action/control.py), end to end through the
 real entrypoint, the sandboxed child, PyGithub and the loopback fake GitHub.
 
 The system under test is not deterministic (a python: target, or an HTTP service), answers every case right

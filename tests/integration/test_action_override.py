@@ -9,7 +9,7 @@ import pytest
 from action_sim import PR, WORSE_CONFIG, Sim, Template, new_sim
 from fakes.github_server import FakeGitHub
 
-from cairn_action.gh.override import read_record
+from cairn_action.action.override import read_record
 
 pytestmark = pytest.mark.slow
 

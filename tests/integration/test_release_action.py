@@ -16,7 +16,7 @@ from fakes.github_server import FakeGitHub
 from release_builders import release_report
 from release_repo import ReleaseRepo
 
-from cairn_action.release import asset_names
+from cairn_action.action.release import asset_names
 from cairn_action.report.served import ServedStamp
 from cairn_action.report.stamp import extract_stamp
 

@@ -10,7 +10,7 @@ from fakes.github_server import FakeGitHub
 from release_builders import GOLDEN_V2, override, release_report
 from release_repo import ReleaseRepo
 
-from cairn_action.release import asset_names
+from cairn_action.action.release import asset_names
 from cairn_action.report.served import ServedStamp, describe_tool, load_served_stamp
 from cairn_action.report.stamp import extract_stamp, section_pattern
 

@@ -560,7 +560,7 @@ def test_cli__uncaught_bug__exit_70_keeps_the_traceback_and_says_where_to_report
 def test_action__uncaught_bug__step_fails_as_internal_error_never_regression(tmp_path: Path) -> None:
     import io
 
-    from cairn_action.action import internal_error
+    from cairn_action.action.entry import internal_error
     from cairn_action.gh.workflow import Workflow
 
     stream, outputs = io.StringIO(), tmp_path / "outputs"

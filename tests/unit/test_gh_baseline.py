@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fakes.github_server import FakeGitHub
 
-from cairn_action.gh.baseline import git_show, read_base_copy
+from cairn_action.action.baseline import git_show, read_base_copy
 from cairn_action.gh.pygithub_gateway import PyGithubGateway, connect, retry_policy
 
 LATEST = "reports/latest/default.json"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn_action.action import secrets_to_mask, select_mode
+from cairn_action.action.entry import secrets_to_mask, select_mode
 from cairn_action.errors import CairnError
 from cairn_action.gh.context import load_context
 from cairn_action.gh.inputs import read_inputs

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from cairn_action.action.exam import exam_paths, touched, touched_block
+from cairn_action.action.gated import name_in
 from cairn_action.config import Config
 from cairn_action.errors import CairnError
-from cairn_action.gh.exam import exam_paths, touched, touched_block
-from cairn_action.gh.gated import name_in
 
 
 def test_exam__config_in_a_folder__paths_from_the_repository_root() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from cairn_action.action.handoff import Handoff, read_handoffs, write_handoff
 from cairn_action.errors import DataError
-from cairn_action.gh.handoff import Handoff, read_handoffs, write_handoff
 from cairn_action.report.io import read_report
 
 REPORT = Path(__file__).resolve().parents[2] / "reports" / "latest" / "default.json"

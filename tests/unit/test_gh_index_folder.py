@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from cairn_action.action.child import index_folder
+from cairn_action.action.child.index_folder import Owner, SourceRule, copy_index, resolve_folder
 from cairn_action.errors import CairnError
-from cairn_action.gh import index_folder
-from cairn_action.gh.index_folder import Owner, SourceRule, copy_index, resolve_folder
 
 
 def _tree(root: Path, files: dict[str, bytes]) -> Path:

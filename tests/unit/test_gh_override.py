@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from cairn_action.gh.gateway import Comment, LabelEvent, Role
-from cairn_action.gh.override import (
+from cairn_action.action.override import (
     Anchor,
     OverrideFinding,
     anchors_line,
@@ -15,6 +14,7 @@ from cairn_action.gh.override import (
     record_line,
     role_allows,
 )
+from cairn_action.gh.gateway import Comment, LabelEvent, Role
 from cairn_action.report.models import OverrideRecord
 
 ROLES = {

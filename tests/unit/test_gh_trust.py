@@ -6,9 +6,16 @@ from pathlib import Path
 
 import pytest
 
+from cairn_action.action.trust import (
+    allows,
+    check_key_names,
+    check_routes,
+    endpoint,
+    passed_variables,
+    routes,
+)
 from cairn_action.config import Config, LoadedConfig
 from cairn_action.errors import CairnError
-from cairn_action.gh.trust import allows, check_key_names, check_routes, endpoint, passed_variables, routes
 
 TOKEN = "ghs_" + "t" * 36
 

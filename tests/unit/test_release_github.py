@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from cairn_action.action.release_history import earlier, notes_reason, release_event
 from cairn_action.errors import CairnError
-from cairn_action.gh.release import ReleaseInfo, earlier, notes_reason, release_event
+from cairn_action.gh.gateway import ReleaseInfo
 from cairn_action.report.stamp import section_end, section_start
 
 

@@ -1,14 +1,14 @@
-"""release.py: a sealed golden set at a tag is identified by the hash over its pair, as a report of it
+"""action/release.py: a sealed golden set at a tag is identified by the hash over its pair, as a report of it
 records it (golden/sealed.py), so the release gate checks that the tag's report measured that set."""
 
 from __future__ import annotations
 
+from cairn_action.action.release import ReleaseRequest, _at_tag
 from cairn_action.golden.sealed import pair_hash
-from cairn_action.release import ReleaseRequest, _at_tag
 
 
 class _Files:
-    """A ReleaseGateway's `file_at`, over a dict of repository paths."""
+    """A gateway's `file_at`, over a dict of repository paths."""
 
     def __init__(self, files: dict[str, bytes]) -> None:
         self.files = files

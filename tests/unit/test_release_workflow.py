@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cairn_action.gh.release import release_event
+from cairn_action.action.release_history import release_event
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "workflows" / "release-stamp.yml"

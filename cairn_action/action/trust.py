@@ -12,7 +12,7 @@ Nothing in it decides which secrets exist, where they are sent, who judges or wh
   must be one the base branch's config of the same file has, or the endpoint must be on the
   `allowed-endpoints` input. A pull request that moves a key to a new host is refused before anything runs.
 - The judge is the trusted config's (the base branch's in PR mode), and it runs in this process
-  (gh/judging.py), never beside the target's code.
+  (action/judging.py), never beside the target's code.
 
 Outside the Action (`cairn eval` on a laptop) none of this applies: the user is the trusted side.
 """
@@ -58,7 +58,7 @@ class Trusted:
     """Where it was read, for messages: `cairn.toml at 1a2b3c4d5e6f`."""
     left_out: Mapping[str, str] = field(default_factory=dict)
     """Case id -> why this process leaves it out of the scores whatever the run recorded (a critical case
-    confirmed only by the pull request's author: gh/golden_review.py)."""
+    confirmed only by the pull request's author: action/golden_review.py)."""
 
 
 def is_reserved(name: str) -> bool:

@@ -22,12 +22,12 @@ from datetime import datetime
 from pathlib import Path
 
 from cairn_action import __version__
+from cairn_action.action.child.sandbox import Identity, Scratch, child_environment
+from cairn_action.action.judging import JUDGE_CACHE, TrustedJudge, judge_records
+from cairn_action.action.runtime import AttackRun, Evaluate
+from cairn_action.action.trust import Grants, Trusted, check_key_names, check_routes
 from cairn_action.config import SAMPLE_CORPUS_DIR, Config, LoadedConfig
 from cairn_action.errors import CairnError, DataError, ExitCode, InfrastructureError, InternalError
-from cairn_action.gh.judging import JUDGE_CACHE, TrustedJudge, judge_records
-from cairn_action.gh.runtime import AttackRun, Evaluate
-from cairn_action.gh.sandbox import Identity, Scratch, child_environment
-from cairn_action.gh.trust import Grants, Trusted, check_key_names, check_routes
 from cairn_action.gh.workflow import Workflow
 from cairn_action.golden.sealed import sealed_files
 from cairn_action.report.io import read_report
@@ -153,7 +153,7 @@ def attack_runner(
                     "run `cairn attack` where the key is, and leave `attack` off for a sealed set",
                 )
             # The same grant rule as the evaluation's. Its endpoint rule needs the base's config: PR mode
-            # evaluates each config (gh/evaluate.py's check_routes) before it runs the probes.
+            # evaluates each config (action/child/evaluate.py's check_routes) before it runs the probes.
             check_key_names(loaded, list(grants.variables))
             artifact = scratch.artifact(name, "attack-run.jsonl")
             argv = ["attack", "--run-only", "--no-progress", "--artifact", str(artifact)]
@@ -355,7 +355,7 @@ def evaluator(
 ) -> Callable[[Path, Path, Scratch, Grants], Evaluate]:
     """`cairn eval` for the Action: the run goes to the scratch folder (copied to
     `cairn-results/<config>/run.jsonl` for upload), every answer is judged here by the trusted config's
-    judge (gh/judging.py), and the report is built without touching `reports/` (each mode decides what
+    judge (action/judging.py), and the report is built without touching `reports/` (each mode decides what
     to write)."""
 
     def bind(workdir: Path, results_dir: Path, scratch: Scratch, grants: Grants) -> Evaluate:

@@ -45,7 +45,7 @@ class Handoff(BaseModel):
     report: Report
     """The candidate's report, as measured by the pull_request run (the fork's claim)."""
     control: Report | None = None
-    """The contemporaneous control the pull_request run measured (gh/control.py), as much the fork's claim
+    """The contemporaneous control the pull_request run measured (action/control.py), as much the fork's claim
     as the report; the gate checks that it belongs to the base commit's baseline."""
 
 

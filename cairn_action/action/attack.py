@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cairn_action.action.baseline import read_base_copy
+from cairn_action.action.runtime import Runtime
 from cairn_action.attack.compare import compare_attacks
 from cairn_action.attack.io import read_attack_report
 from cairn_action.attack.render import family_table, render_attack_section
 from cairn_action.config import LoadedConfig
 from cairn_action.errors import ExitCode
-from cairn_action.gh.baseline import read_base_copy
 from cairn_action.gh.context import PullRequestEvent
-from cairn_action.gh.runtime import Runtime
 from cairn_action.report.io import write_text_atomic
 
 

@@ -11,7 +11,7 @@ The run executes the system under test, which may be the pull request's own code
   ACTIONS_RUNTIME_TOKEN) and writes the runner's command files. So, when this process is root (a Docker
   action always is), the child runs as an unprivileged user (`cairn-eval`, made by the Dockerfile) with
   no supplementary groups and a minimal environment: what Python and HTTP need, plus only the variables
-  the workflow lists in the `env` input (gh/trust.py: never what the config, which the pull request can
+  the workflow lists in the `env` input (action/trust.py: never what the config, which the pull request can
   edit, names). A non-root process cannot switch uid; it says so in a notice.
 """
 

@@ -17,16 +17,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from cairn_action.errors import CairnError, ExitCode, internal_error_message
-from cairn_action.gh.artifact_run import artifact_evaluator, artifact_folder, run_gate_mode
-from cairn_action.gh.context import ActionContext, load_context, read_event
-from cairn_action.gh.control import control_runner
-from cairn_action.gh.evaluate import attack_runner, evaluator
-from cairn_action.gh.gateway import GitHubGateway
-from cairn_action.gh.handoff import RESULTS_DIR
-from cairn_action.gh.index_folder import resolve_folder, restore_index, save_index
-from cairn_action.gh.inputs import ActionConfig, Mode, read_inputs
-from cairn_action.gh.runtime import (
+from cairn_action.action.artifact_run import artifact_evaluator, artifact_folder, run_gate_mode
+from cairn_action.action.child.evaluate import attack_runner, evaluator
+from cairn_action.action.child.index_folder import resolve_folder, restore_index, save_index
+from cairn_action.action.child.sandbox import Identity, Scratch, eval_identity
+from cairn_action.action.control import control_runner
+from cairn_action.action.handoff import RESULTS_DIR
+from cairn_action.action.runtime import (
     AttackRun,
     ControlRun,
     Evaluate,
@@ -35,8 +32,11 @@ from cairn_action.gh.runtime import (
     publish,
     resolve_workdir,
 )
-from cairn_action.gh.sandbox import Identity, Scratch, eval_identity
-from cairn_action.gh.trust import Grants, passed_variables
+from cairn_action.action.trust import Grants, passed_variables
+from cairn_action.errors import CairnError, ExitCode, internal_error_message
+from cairn_action.gh.context import ActionContext, load_context, read_event
+from cairn_action.gh.gateway import GitHubGateway
+from cairn_action.gh.inputs import ActionConfig, Mode, read_inputs
 from cairn_action.gh.workflow import Workflow
 
 RunMode = Literal["pr", "baseline", "release", "comment", "gate"]
@@ -111,12 +111,12 @@ def run_action(
 
     `event` is the event payload; release mode reads the release (or the dispatch's inputs) from it.
     `identity`: who the evaluation child runs as (sandbox.py). `env`: this process's environment, from
-    which the `env` input's variables are granted to the evaluation (gh/trust.py). `gate`: for `mode:
-    gate`, the evaluation that reads another job's run artifact from a folder (gh/artifact_run.py).
-    `control`: PR mode's contemporaneous control (gh/control.py)."""
-    from cairn_action.gh.comment_stage import run_comment_mode
-    from cairn_action.gh.pr_mode import run_pr_mode
-    from cairn_action.gh.refresh import run_baseline_mode
+    which the `env` input's variables are granted to the evaluation (action/trust.py). `gate`: for `mode:
+    gate`, the evaluation that reads another job's run artifact from a folder (action/artifact_run.py).
+    `control`: PR mode's contemporaneous control (action/control.py)."""
+    from cairn_action.action.comment import run_comment_mode
+    from cairn_action.action.pr import run_pr_mode
+    from cairn_action.action.refresh import run_baseline_mode
 
     mode = select_mode(inputs.mode, context.event_name)
     workdir = resolve_workdir(context.workspace, inputs.working_directory)
@@ -177,7 +177,7 @@ def run_action(
         if mode == "comment":
             return publish(workflow, run_comment_mode(rt))
         if mode == "release":
-            from cairn_action.release import run_release_mode
+            from cairn_action.action.release import run_release_mode
 
             return run_release_mode(rt, event or {})
         configs = load_configs(inputs, workdir)

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from cairn_action.action.baseline import read_base_copy
 from cairn_action.config import DEFAULT_CONFIG_FILE, DEFAULT_CONFIG_NAME, Config, LoadedConfig
 from cairn_action.errors import CairnError
-from cairn_action.gh.baseline import read_base_copy
 from cairn_action.gh.gateway import GitHubGateway
 
 
@@ -76,7 +76,7 @@ class BaseFile:
     """None when the pull request adds the file, or the base's copy is not a valid config."""
     data: bytes | None = None
     """The file's bytes at the base commit (b"" for the embedded default): the contemporaneous control
-    runs the base system from them (gh/control.py)."""
+    runs the base system from them (action/control.py)."""
 
 
 def base_file(

@@ -16,9 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cairn_action.action.trust import is_reserved
 from cairn_action.config import Config
 from cairn_action.errors import CairnError, ConfigError
-from cairn_action.gh.trust import is_reserved
 from cairn_action.golden.models import GoldenCase
 from cairn_action.providers.build import build_llm_judge, judge_settings
 from cairn_action.providers.services import ProviderServices

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from cairn_action.action.child.sandbox import Scratch
 from cairn_action.errors import CairnError
-from cairn_action.gh.sandbox import Scratch
 from cairn_action.gh.workflow import Workflow
 
 CONTAINER_FOLDER = "/github/home/.cache/cairn-index"

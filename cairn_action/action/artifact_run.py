@@ -25,14 +25,14 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 
+from cairn_action.action.child.evaluate import EVAL_SPLIT, finish, judge_run, sample_corpus
+from cairn_action.action.child.sandbox import Scratch
+from cairn_action.action.judging import JUDGE_CACHE, TrustedJudge
+from cairn_action.action.runtime import ConfigResult, Evaluate, Runtime
+from cairn_action.action.trust import Grants, Trusted
 from cairn_action.config import Config, LoadedConfig, config_hash
 from cairn_action.errors import DataError
 from cairn_action.gh.context import PullRequestEvent
-from cairn_action.gh.evaluate import EVAL_SPLIT, finish, judge_run, sample_corpus
-from cairn_action.gh.judging import JUDGE_CACHE, TrustedJudge
-from cairn_action.gh.runtime import ConfigResult, Evaluate, Runtime
-from cairn_action.gh.sandbox import Scratch
-from cairn_action.gh.trust import Grants, Trusted
 from cairn_action.gh.workflow import Workflow
 from cairn_action.report.io import read_report
 from cairn_action.report.models import Report
@@ -147,7 +147,7 @@ def run_gate_mode(rt: Runtime, configs: list[LoadedConfig], folder: Path) -> lis
     artifact names, verified against the API and the workflow run."""
     from dataclasses import replace
 
-    from cairn_action.gh.pr_mode import run_pr_mode
+    from cairn_action.action.pr import run_pr_mode
 
     run = rt.context.workflow_run
     if run is None:

@@ -1,5 +1,5 @@
-"""The release run: stamp a release with its accuracy, or refuse it (shared by `mode: release` and
-`cairn release-stamp`).
+"""Release mode: stamp a release with its accuracy, or refuse it (shared by `mode: release` and
+`cairn release-stamp`; the questions it asks GitHub are in `release_history`).
 
 It reads everything at the release's tag (the config, the golden set, `reports/latest/<config>.json`),
 finds the last stamped release and the overrides merged since, lets the pure gate decide, and writes the
@@ -15,19 +15,13 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Any
 from urllib.parse import quote
 
 from pydantic import ValidationError
 
-from cairn_action.config import Config, config_hash, embedded_default, embedded_golden_path, parse_config
-from cairn_action.errors import CairnError, DataError
-from cairn_action.gate.release import Evaluation, ReleaseDecision, decide_release
-from cairn_action.gh.pr_mode import REPORTS_DIR
-from cairn_action.gh.release import (
-    PyGithubReleases,
-    ReleaseGateway,
-    ReleaseInfo,
+from cairn_action.action.pr import REPORTS_DIR
+from cairn_action.action.release_history import (
     collect_overrides,
     find_release,
     last_stamped,
@@ -35,7 +29,12 @@ from cairn_action.gh.release import (
     override_claim,
     release_event,
 )
-from cairn_action.gh.runtime import Runtime
+from cairn_action.action.runtime import Runtime
+from cairn_action.config import Config, config_hash, embedded_default, embedded_golden_path, parse_config
+from cairn_action.errors import CairnError, DataError
+from cairn_action.gate.release import Evaluation, ReleaseDecision, decide_release
+from cairn_action.gh.gateway import GitHubGateway, ReleaseInfo
+from cairn_action.gh.workflow import WorkflowLog
 from cairn_action.golden.load import GOLDEN_FILE, VERSION_FILE, hash_version
 from cairn_action.golden.sealed import KEY_FILE, QUESTIONS_FILE, pair_hash
 from cairn_action.render.stamp import render_stamp, stamp_notes
@@ -68,53 +67,6 @@ class ReleaseRequest:
     """The commit the release's tag names, for the served stamp (the Action's GITHUB_SHA)."""
 
 
-class ReleaseLog(Protocol):
-    """Where the run reports: `gh.workflow.Workflow` inside Actions, `PlainLog` in other CI systems."""
-
-    def error(self, message: str, *, title: str = "") -> None: ...
-
-    def warning(self, message: str, *, title: str = "") -> None: ...
-
-    def notice(self, message: str, *, title: str = "") -> None: ...
-
-    def info(self, message: str) -> None: ...
-
-    def set_output(self, name: str, value: str) -> None: ...
-
-    def add_summary(self, markdown: str) -> None: ...
-
-
-class PlainLog:
-    """Plain lines for CI systems that are not GitHub Actions; the section goes to `summary` if given."""
-
-    def __init__(self, stream: TextIO, *, summary: Path | None = None) -> None:
-        self.stream, self.summary = stream, summary
-
-    def _line(self, text: str) -> None:
-        self.stream.write(text + "\n")
-        self.stream.flush()
-
-    def error(self, message: str, *, title: str = "") -> None:
-        self._line(f"error: {message}")
-
-    def warning(self, message: str, *, title: str = "") -> None:
-        self._line(f"warning: {message}")
-
-    def notice(self, message: str, *, title: str = "") -> None:
-        self._line(message)
-
-    def info(self, message: str) -> None:
-        self._line(message)
-
-    def set_output(self, name: str, value: str) -> None:
-        self._line(f"{name}: {value}")
-
-    def add_summary(self, markdown: str) -> None:
-        if self.summary is not None:
-            self.summary.parent.mkdir(parents=True, exist_ok=True)
-            self.summary.write_text(markdown + "\n", encoding="utf-8")
-
-
 @dataclass(frozen=True, kw_only=True)
 class _AtTag:
     config: Config
@@ -123,7 +75,7 @@ class _AtTag:
     golden_version: str | None
 
 
-def _config_at(gateway: ReleaseGateway, path: str, tag: str, *, default: bool) -> tuple[Config, bool]:
+def _config_at(gateway: GitHubGateway, path: str, tag: str, *, default: bool) -> tuple[Config, bool]:
     """The config at the tag, and whether it is the embedded default (no cairn.toml, none named)."""
     data = gateway.file_at(path, tag)
     if data is None:
@@ -158,7 +110,7 @@ def _version(content: bytes | None, golden_hash: str) -> str:
     return text if text and "\n" not in text else hash_version(golden_hash)
 
 
-def _sealed_hash(gateway: ReleaseGateway, folder: str, tag: str) -> str | None:
+def _sealed_hash(gateway: GitHubGateway, folder: str, tag: str) -> str | None:
     """The content hash of a sealed golden set in `folder` at `tag` (golden/sealed.py: it covers the
     questions and the key), None when the folder holds no sealed set."""
     key = gateway.file_at(posixpath.join(folder, KEY_FILE), tag)
@@ -166,9 +118,7 @@ def _sealed_hash(gateway: ReleaseGateway, folder: str, tag: str) -> str | None:
     return pair_hash(questions, key) if key is not None and questions is not None else None
 
 
-def _at_tag(
-    gateway: ReleaseGateway, request: ReleaseRequest, path: str, tag: str, notes: list[str]
-) -> _AtTag:
+def _at_tag(gateway: GitHubGateway, request: ReleaseRequest, path: str, tag: str, notes: list[str]) -> _AtTag:
     """The config at the tag and the golden set it names, which the tag's report must have measured."""
     config, embedded = _config_at(gateway, path, tag, default=request.config_is_default)
     if embedded:
@@ -203,7 +153,7 @@ def _at_tag(
     )
 
 
-def _report_at(gateway: ReleaseGateway, path: str, tag: str) -> Report | None:
+def _report_at(gateway: GitHubGateway, path: str, tag: str) -> Report | None:
     data = gateway.file_at(path, tag)
     if data is None:
         return None
@@ -229,7 +179,7 @@ class _Seen:
 
 
 def decide(
-    request: ReleaseRequest, config_path: str, seen: _Seen, *, gateway: ReleaseGateway
+    request: ReleaseRequest, config_path: str, seen: _Seen, *, gateway: GitHubGateway
 ) -> ReleaseDecision:
     """One config's decision, from everything read at the tag and from the releases; nothing written."""
     notes: list[str] = []
@@ -278,7 +228,7 @@ _VERDICT = {"stamped": "pass", "published_over_regression": "overridden", "refus
 """The Action's `verdict` output in the words the pull-request gate uses."""
 
 
-def _log(workflow: ReleaseLog, tag: str, decision: ReleaseDecision) -> None:
+def _log(workflow: WorkflowLog, tag: str, decision: ReleaseDecision) -> None:
     stamp = decision.stamp
     subject = f"release {tag} ({stamp.config_name})"
     if stamp.status == "refused":
@@ -301,7 +251,7 @@ def asset_names(config_name: str) -> tuple[str, str]:
 
 
 def _travel(
-    gateway: ReleaseGateway,
+    gateway: GitHubGateway,
     release: ReleaseInfo,
     decision: ReleaseDecision,
     *,
@@ -331,7 +281,7 @@ def _travel(
 
 
 def run_release(
-    request: ReleaseRequest, *, gateway: ReleaseGateway, workflow: ReleaseLog, now: Callable[[], str]
+    request: ReleaseRequest, *, gateway: GitHubGateway, workflow: WorkflowLog, now: Callable[[], str]
 ) -> int:
     """Stamp (or refuse) the release for each config and write its notes once; the exit code."""
     release = find_release(gateway, release_id=request.release_id, tag=request.tag)
@@ -398,7 +348,7 @@ def run_release_mode(rt: Runtime, payload: Mapping[str, Any]) -> int:
     )
     return run_release(
         request,
-        gateway=PyGithubReleases.over(rt.gateway),
+        gateway=rt.gateway,
         workflow=rt.workflow,
         now=lambda: rt.now().strftime("%Y-%m-%dT%H:%M:%SZ"),
     )

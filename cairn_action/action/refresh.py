@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from cairn_action.action.explorer import write_explorer
+from cairn_action.action.override import read_record, role_allows
+from cairn_action.action.pr import REPORTS_DIR
+from cairn_action.action.runtime import ConfigResult, Runtime
+from cairn_action.action.trust import Trusted
 from cairn_action.config import LoadedConfig, config_hash
 from cairn_action.errors import CairnError
 from cairn_action.gate.compare import compare
 from cairn_action.gh.comments import find_sticky
-from cairn_action.gh.explorer import write_explorer
-from cairn_action.gh.override import read_record, role_allows
-from cairn_action.gh.pr_mode import REPORTS_DIR
-from cairn_action.gh.runtime import ConfigResult, Runtime
-from cairn_action.gh.trust import Trusted
 from cairn_action.render.view import marker
 from cairn_action.report.io import read_latest_reports, read_report, write_report, write_text_atomic
 from cairn_action.report.leaderboard import render_leaderboard

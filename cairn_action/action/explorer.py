@@ -1,16 +1,16 @@
 """The case explorer in the Action: written beside each config's comment, pointed to from the comment.
 
 The page is a convenience, never part of the verdict: a failure to write it is a warning, and the gate's
-exit code stands. It reads the run artifact the Action's own evaluation wrote (`gh/evaluate.py`:
+exit code stands. It reads the run artifact the Action's own evaluation wrote (`action/child/evaluate.py`:
 `cairn-results/<config>/run.jsonl`) for the retrieved chunks and the judge's rationale.
 """
 
 from __future__ import annotations
 
+from cairn_action.action.runtime import Runtime
 from cairn_action.errors import CairnError
 from cairn_action.gate.models import GateResult
 from cairn_action.gate.sealed import sealed_report_view, sealed_result
-from cairn_action.gh.runtime import Runtime
 from cairn_action.render.explorer import explorer_page
 from cairn_action.report.io import write_text_atomic
 from cairn_action.report.models import Report

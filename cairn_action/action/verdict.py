@@ -11,14 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from cairn_action.gate import policy_of, run_gate
-from cairn_action.gate.models import GateResult
-from cairn_action.gate.sealed import is_sealed, sealed_result
-from cairn_action.gh.comments import MAX_COMMENT_CHARS
-from cairn_action.gh.gateway import Comment, LabelEvent, Role
-from cairn_action.gh.handoff import Verdict
-from cairn_action.gh.messages import NO_BASELINE_HEADLINE, no_baseline_comment, removal_comment
-from cairn_action.gh.override import (
+from cairn_action.action.handoff import Verdict
+from cairn_action.action.messages import NO_BASELINE_HEADLINE, no_baseline_comment, removal_comment
+from cairn_action.action.override import (
     Anchor,
     OverrideFinding,
     anchors_line,
@@ -27,6 +22,11 @@ from cairn_action.gh.override import (
     read_anchors,
     record_line,
 )
+from cairn_action.gate import policy_of, run_gate
+from cairn_action.gate.models import GateResult
+from cairn_action.gate.sealed import is_sealed, sealed_result
+from cairn_action.gh.comments import MAX_COMMENT_CHARS
+from cairn_action.gh.gateway import Comment, LabelEvent, Role
 from cairn_action.render.escape import escape_text
 from cairn_action.render.markdown import render_comment
 from cairn_action.render.trend import Trend
@@ -125,7 +125,7 @@ def gated(
 ) -> Outcome:
     """Gate `report` against `baseline` under the baseline's policy, with the override the labels carry
     for this head (if any); `report.notes.overrides` gets the applied override. `control`: the base system
-    re-asked now, or the drift probe (gh/control.py)."""
+    re-asked now, or the drift probe (action/control.py)."""
     policy = policy_of(baseline, source=source)
     anchors = labels.anchors()
     finding = OverrideFinding(anchors=tuple(anchors))

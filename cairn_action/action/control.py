@@ -26,17 +26,17 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
+from cairn_action.action.baseline import read_base_copy
+from cairn_action.action.child.evaluate import judge_run, sample_corpus, sandboxed
+from cairn_action.action.child.sandbox import Scratch
+from cairn_action.action.judging import JUDGE_CACHE, TrustedJudge
+from cairn_action.action.runtime import ControlRun
+from cairn_action.action.trust import Grants, Trusted, check_key_names, check_routes
 from cairn_action.config import Config, LoadedConfig
 from cairn_action.errors import CairnError
 from cairn_action.gate import policy_of
 from cairn_action.gate.control import changed_cases, probe_cases, probe_size
-from cairn_action.gh.baseline import read_base_copy
-from cairn_action.gh.evaluate import judge_run, sample_corpus, sandboxed
 from cairn_action.gh.gateway import GitHubGateway
-from cairn_action.gh.judging import JUDGE_CACHE, TrustedJudge
-from cairn_action.gh.runtime import ControlRun
-from cairn_action.gh.sandbox import Scratch
-from cairn_action.gh.trust import Grants, Trusted, check_key_names, check_routes
 from cairn_action.gh.workflow import Workflow
 from cairn_action.golden.load import load_golden
 from cairn_action.report.control import control_report, probe_report

@@ -15,13 +15,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
+from cairn_action.action.handoff import RESULTS_DIR, Verdict
+from cairn_action.action.trust import Trusted
 from cairn_action.config import LoadedConfig, load_config
 from cairn_action.errors import CairnError, ConfigError
 from cairn_action.gh.context import ActionContext, PullRequestEvent
 from cairn_action.gh.gateway import GitHubGateway
-from cairn_action.gh.handoff import RESULTS_DIR, Verdict
 from cairn_action.gh.inputs import ActionConfig
-from cairn_action.gh.trust import Trusted
 from cairn_action.gh.workflow import Workflow
 from cairn_action.report.leaderboard import primary_metric
 from cairn_action.report.models import Report
@@ -30,7 +30,7 @@ from cairn_action.score.metrics import get_metric
 
 class Evaluate(Protocol):
     """Evaluate one config; with the base branch's baseline report, the run confirms what changed.
-    `trusted`: the config whose judge judges and whose endpoints may receive secrets (gh/trust.py)."""
+    `trusted`: the config whose judge judges and whose endpoints may receive secrets (action/trust.py)."""
 
     def __call__(self, loaded: LoadedConfig, baseline: Path | None = None, *, trusted: Trusted) -> Report: ...
 
@@ -81,7 +81,7 @@ class Runtime:
     attack: AttackRun | None = None
     """Set when the `attack` input is true (PR mode adds the attack section to the comment)."""
     control: ControlRun | None = None
-    """Set in PR mode: the contemporaneous control (gh/control.py)."""
+    """Set in PR mode: the contemporaneous control (action/control.py)."""
 
     @property
     def results_dir(self) -> Path:

@@ -18,16 +18,16 @@ import posixpath
 import tempfile
 from pathlib import Path
 
+from cairn_action.action.exam import exam_paths, touched, touched_block
+from cairn_action.action.gated import base_name, parse_config
+from cairn_action.action.handoff import Handoff, read_handoffs
+from cairn_action.action.pr import REPORTS_DIR, log_outcome, post, read_label_state
+from cairn_action.action.runtime import ConfigResult, Runtime
+from cairn_action.action.verdict import LabelState, Outcome, Subject, gated, no_baseline
 from cairn_action.config import Config
 from cairn_action.errors import CairnError
-from cairn_action.gh.exam import exam_paths, touched, touched_block
-from cairn_action.gh.gated import base_name, parse_config
 from cairn_action.gh.gateway import Pull
-from cairn_action.gh.handoff import Handoff, read_handoffs
 from cairn_action.gh.inputs import DEFAULT_CONFIG
-from cairn_action.gh.pr_mode import REPORTS_DIR, log_outcome, post, read_label_state
-from cairn_action.gh.runtime import ConfigResult, Runtime
-from cairn_action.gh.verdict import LabelState, Outcome, Subject, gated, no_baseline
 from cairn_action.render.escape import safe_token
 from cairn_action.report.io import read_report
 from cairn_action.report.models import Report

@@ -12,11 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn_action.action.baseline import read_base_copy
+from cairn_action.action.exam import exam_paths
+from cairn_action.action.runtime import Runtime
 from cairn_action.config import LoadedConfig
 from cairn_action.errors import CairnError
-from cairn_action.gh.baseline import read_base_copy
-from cairn_action.gh.exam import exam_paths
-from cairn_action.gh.runtime import Runtime
 from cairn_action.golden.load import GOLDEN_FILE, VERSION_FILE, parse_golden
 from cairn_action.golden.models import GoldenSet
 from cairn_action.golden.review import confirmed_by_author

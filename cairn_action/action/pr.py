@@ -12,26 +12,26 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from cairn_action.action.attack import attack_section
+from cairn_action.action.baseline import read_base_copy
+from cairn_action.action.control import base_judge_check
+from cairn_action.action.exam import exam_paths, touched, touched_block
+from cairn_action.action.explorer import explorer_link, write_explorer
+from cairn_action.action.gated import GatedName, base_file, config_file, renamed_message
+from cairn_action.action.golden_review import critical_review
+from cairn_action.action.handoff import Handoff, write_handoff
+from cairn_action.action.judging import TrustedJudge
+from cairn_action.action.messages import no_baseline_hint, renamed_comment
+from cairn_action.action.override import is_override_label
+from cairn_action.action.runtime import ConfigResult, Runtime
+from cairn_action.action.trust import Trusted
+from cairn_action.action.verdict import LabelState, Outcome, Subject, gated, no_baseline
 from cairn_action.config import LoadedConfig
 from cairn_action.errors import ExitCode
-from cairn_action.gh.attack_section import attack_section
-from cairn_action.gh.baseline import read_base_copy
 from cairn_action.gh.comments import upsert_sticky
 from cairn_action.gh.context import PullRequestEvent
-from cairn_action.gh.control import base_judge_check
-from cairn_action.gh.exam import exam_paths, touched, touched_block
-from cairn_action.gh.explorer import explorer_link, write_explorer
-from cairn_action.gh.gated import GatedName, base_file, config_file, renamed_message
 from cairn_action.gh.gateway import StatusState
-from cairn_action.gh.golden_review import critical_review
-from cairn_action.gh.handoff import Handoff, write_handoff
-from cairn_action.gh.judging import TrustedJudge
-from cairn_action.gh.messages import no_baseline_hint, renamed_comment
-from cairn_action.gh.override import is_override_label
 from cairn_action.gh.pygithub_errors import PermissionDenied
-from cairn_action.gh.runtime import ConfigResult, Runtime
-from cairn_action.gh.trust import Trusted
-from cairn_action.gh.verdict import LabelState, Outcome, Subject, gated, no_baseline
 from cairn_action.render.escape import escape_text, safe_token
 from cairn_action.render.trend import build_trend
 from cairn_action.render.view import marker
@@ -272,7 +272,7 @@ def gate_config(
         f"baseline for {name}: {base_path} at {pull.base_sha[:12]} (read through the {base.via})"
     )
     control = None
-    if rt.control is not None:  # the base system re-asked now, or the drift probe (gh/control.py)
+    if rt.control is not None:  # the base system re-asked now, or the drift probe (action/control.py)
         control = rt.control(
             loaded, baseline, report, trusted=trusted, base_data=at_base.data, seed=f"{pull.head_sha}:{name}"
         )
