@@ -2,7 +2,7 @@
 """Write the documentation pages that are generated from the code, so they cannot drift from it.
 
     docs/reference/cli.md            every command's --help, from cli.build_parser()
-    docs/reference/config.md         every config key, from the pydantic models in config.py
+    docs/reference/config.md         every config key, from the pydantic models in config/models.py
     docs/reference/report-fields.md  every report field, from report/models.py
     docs/action/inputs-outputs.md    the Action's inputs and outputs, from action.yml and evaluate/action.yml
 
@@ -210,7 +210,7 @@ def config_page() -> str:
         "the sections fit together, with an example: [configuration](configuration.md).",
     ]
     title: Title = lambda path, _m: f"`[{path}]`" if path else "Top level"  # noqa: E731
-    return _models_page("cairn_action/config.py", "Config fields", intro, Config, title)
+    return _models_page("cairn_action/config/models.py", "Config fields", intro, Config, title)
 
 
 def report_page() -> str:

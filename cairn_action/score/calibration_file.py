@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cairn_action.config import _UNHASHED, Config, prune_retrieval_defaults
+from cairn_action.config import UNHASHED, Config, prune_retrieval_defaults
 from cairn_action.golden.split import SplitSummary
 from cairn_action.score.calibration import CalibrationStatus, ThresholdFit
 
@@ -23,7 +23,7 @@ CALIBRATION_KIND = "cairn-calibration"
 # What does not change the system's confidences or verdicts: what config_hash already leaves out (paths,
 # run mechanics, how to reach the provider), plus the name, the gate's policy, the budget and the
 # calibration settings (alpha, delta and the split are checked on their own, by name).
-_NOT_SYSTEM: dict[str, Any] = {**_UNHASHED, "name": True, "calibration": True, "gate": True, "budget": True}
+_NOT_SYSTEM: dict[str, Any] = {**UNHASHED, "name": True, "calibration": True, "gate": True, "budget": True}
 
 
 def system_hash(config: Config) -> str:
