@@ -67,7 +67,7 @@ def _help(parser: argparse.ArgumentParser) -> str:
 
 
 def cli_page() -> str:
-    out = [_banner("cairn_action/cli.py (build_parser)"), "# CLI reference", ""]
+    out = [_banner("cairn_action/cli/ (build_parser and its parsers_*.py)"), "# CLI reference", ""]
     out += [
         "Every command's `--help`, as the installed `cairn` prints it. What each command is for, in a table:",
         "[commands](commands.md); what the exit codes mean: [exit codes](exit-codes.md).",
