@@ -8,7 +8,7 @@ import importlib
 from collections.abc import Callable
 from pathlib import Path
 
-from cairn_action.commands import evaluate
+from cairn_action.commands.common import REPORTS_DIR
 
 
 def lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:
@@ -42,7 +42,7 @@ def add_split(p: argparse.ArgumentParser, *, default: str | None, help: str) -> 
 
 
 def add_reports(p: argparse.ArgumentParser, *, help: str) -> None:
-    p.add_argument("--reports", type=Path, default=evaluate.REPORTS_DIR, help=help)
+    p.add_argument("--reports", type=Path, default=REPORTS_DIR, help=help)
 
 
 def add_no_progress(p: argparse.ArgumentParser) -> None:

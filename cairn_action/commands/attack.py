@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from cairn_action import __version__
 from cairn_action.attack.io import read_attack_report
-from cairn_action.commands.evaluate import _load_config_args, shown, utc_now, with_cache_dir
+from cairn_action.commands.common import load_config_args, shown, utc_now, with_cache_dir
 from cairn_action.errors import DataError, ExitCode, InfrastructureError
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def cmd_attack(args: argparse.Namespace) -> int:
     from cairn_action.run.progress import make_progress
 
     cwd = Path.cwd()
-    loaded = with_cache_dir(_load_config_args(args, cwd), args.cache_dir, cwd)
+    loaded = with_cache_dir(load_config_args(args, cwd), args.cache_dir, cwd)
     families = _families(args) or list(loaded.config.attack.families)
     progress = make_progress(sys.stderr, enabled=not args.no_progress, is_tty=sys.stderr.isatty())
     run = run_attack(

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from cairn_action import __version__
-from cairn_action.commands.evaluate import shown, utc_now
+from cairn_action.commands.common import shown, utc_now
 from cairn_action.errors import CairnError, ExitCode
 from cairn_action.files import check_output_dir, check_output_file, exists, is_dir, os_reason
 

@@ -1,5 +1,6 @@
 """Handlers for the commands that build and score runs: corpus generate, golden check, eval, score,
-calibrate, bench and merge."""
+calibrate, bench and merge. What they share with the other commands is in `common`; eval's confirmation,
+control and drift probe in `rechecks`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from cairn_action import __version__
+from cairn_action.commands.common import (
+    REPORTS_DIR,
+    critical_tags,
+    golden_and_corpus,
+    load_config_args,
+    measured_sets,
+    relative_to_cwd,
+    shown,
+    utc_now,
+    with_cache_dir,
+)
+from cairn_action.commands.rechecks import as_run, confirm_changed, run_cases, run_control
 from cairn_action.errors import CairnError, DataError, ExitCode
 from cairn_action.files import check_output_file
 
@@ -16,25 +29,11 @@ if TYPE_CHECKING:
     import argparse
 
     from cairn_action.config import LoadedConfig
-    from cairn_action.golden.history import MeasuredSet
     from cairn_action.golden.split import SplitName
     from cairn_action.report.models import Report
     from cairn_action.report.pipeline import WrittenReport
-    from cairn_action.run.evaluation import RunOptions, RunOutcome
-    from cairn_action.run.models import CaseRecord, LoadedRun
-
-REPORTS_DIR = Path("reports")
-
-
-def utc_now() -> str:
-    from datetime import UTC, datetime
-
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def shown(path: Path, cwd: Path) -> Path:
-    """`path` relative to `cwd` when it lies below it, as the user would type it."""
-    return path.relative_to(cwd) if path.is_relative_to(cwd) else path
+    from cairn_action.run.evaluation import RunOptions
+    from cairn_action.run.models import LoadedRun
 
 
 def cmd_corpus_generate(args: argparse.Namespace) -> int:
@@ -50,146 +49,11 @@ def cmd_corpus_generate(args: argparse.Namespace) -> int:
     return ExitCode.PASS
 
 
-def _relative_to_cwd(path: Path) -> Path:
-    """`path` as the user would type it from here, when it lies below the working directory."""
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve())
-    except ValueError:
-        return path
-
-
-def _golden_and_corpus(args: argparse.Namespace) -> tuple[Path, Path]:
-    """The golden set and corpus paths from --golden/--corpus, else from the config.
-
-    With the embedded default config (no cairn.toml) and its golden set, the corpus is the generated
-    sample in data/sample: it is written on first use. A corpus named by the user is never generated,
-    nor is the sample for a golden set of the user's own (it was written for other documents).
-    """
-    if args.golden is not None and args.corpus is not None and args.config is None:
-        return args.golden, args.corpus  # nothing to take from a config
-    from cairn_action.config import load_config
-
-    loaded = load_config(args.config)
-    if args.golden is None:
-        loaded.check_path("golden.path")
-    if args.corpus is None:
-        loaded.check_path("corpus.path")
-    golden = args.golden or loaded.golden_path
-    corpus = args.corpus or loaded.corpus_dir
-    if args.corpus is None and args.golden is None and loaded.embedded:
-        from cairn_action.sample.generate import ensure_sample_corpus
-
-        done = ensure_sample_corpus(_relative_to_cwd(corpus))
-        if done is not None:
-            print(done, file=sys.stderr)
-    return golden, corpus
-
-
-def critical_tags(args: argparse.Namespace) -> list[str]:
-    """[gate] critical_tags of the config in force (--config, else cairn.toml here, else the default)."""
-    from cairn_action.config import GateConfig, load_config
-
-    if args.config is None and not Path("cairn.toml").is_file():
-        return list(GateConfig().critical_tags)
-    return list(load_config(args.config).config.gate.critical_tags)
-
-
 def cmd_golden_check(args: argparse.Namespace) -> int:
     from cairn_action.golden.check import run_golden_check
 
-    golden, corpus = _golden_and_corpus(args)
+    golden, corpus = golden_and_corpus(args)
     return run_golden_check(golden, corpus, sys.stdout, critical_tags(args), measured_sets(golden))
-
-
-def measured_sets(golden: Path) -> list[MeasuredSet]:
-    """The golden set (version, content hash) each latest report of the set's project measured: the
-    nearest `reports/latest/` in the set's folder or up to three above it (a set elsewhere, with a
-    version of its own, is not the one those reports measured). Unreadable reports are skipped."""
-    import json
-    import os
-
-    from cairn_action.golden.history import MeasuredSet
-
-    # No resolve(): a bad path (a loop, a missing folder) is the golden check's to report, as one line.
-    absolute = Path(os.path.abspath(golden))
-    folder = absolute if golden.suffix != ".jsonl" else absolute.parent
-    try:
-        latest = next(
-            (
-                f / REPORTS_DIR / "latest"
-                for f in [folder, *folder.parents][:4]
-                if (f / REPORTS_DIR / "latest").is_dir()
-            ),
-            None,
-        )
-        reports = sorted(latest.glob("*.json")) if latest is not None else []
-    except OSError:
-        return []
-    found = []
-    for path in reports:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            found.append(MeasuredSet(str(path), data["golden_version"], data["notes"].get("golden_hash", "")))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            continue
-    return found
-
-
-def _load_config_args(args: argparse.Namespace, cwd: Path) -> LoadedConfig:
-    from cairn_action.config import load_config
-
-    loaded = load_config(args.config, cwd=cwd).with_overrides(corpus=args.corpus, golden=args.golden, cwd=cwd)
-    _check_gate_metric_names(loaded)
-    return loaded
-
-
-def with_cache_dir(loaded: LoadedConfig, cache_dir: Path | None, cwd: Path) -> LoadedConfig:
-    """`--cache-dir`: the config with `run.cache_dir` replaced (the Action keeps it outside the checkout)."""
-    if cache_dir is None:
-        return loaded
-    run = loaded.config.run.model_copy(update={"cache_dir": str((cwd / cache_dir).resolve())})
-    return loaded.model_copy(update={"config": loaded.config.model_copy(update={"run": run})})
-
-
-def _check_gate_metric_names(loaded: LoadedConfig) -> None:
-    """A misspelt metric in [gate] is caught when the config is used, not when a later pull request is gated
-    against the report it produced (the gate refuses such a baseline)."""
-    from cairn_action.errors import ConfigError
-    from cairn_action.score.metrics import METRICS_BY_NAME
-
-    gate = loaded.config.gate
-    for table in ("max_drop", "floors"):
-        unknown = sorted(set(getattr(gate, table)) - set(METRICS_BY_NAME))
-        if unknown:
-            raise ConfigError(
-                f"{loaded.where(('gate', table, unknown[0]))}: [gate] {table} names unknown metric(s): "
-                f"{', '.join(unknown)}",
-                f"max_drop and floors take metric names: {', '.join(METRICS_BY_NAME)}",
-            )
-
-
-def _evaluate(
-    loaded: LoadedConfig,
-    options: RunOptions,
-    *,
-    cwd: Path,
-    no_progress: bool,
-    judged_by_caller: str | None = None,
-) -> RunOutcome:
-    """Run the config's cases (the expensive half), with progress on stderr unless --no-progress."""
-    import os
-
-    from cairn_action.run.evaluation import run_evaluation
-    from cairn_action.run.judge import PlaceholderJudge
-    from cairn_action.run.progress import make_progress
-
-    progress = make_progress(sys.stderr, enabled=not no_progress, is_tty=sys.stderr.isatty())
-    judge = None
-    if judged_by_caller is not None:
-        judge = PlaceholderJudge(deterministic=judged_by_caller == "deterministic")
-    return run_evaluation(
-        loaded, options, cwd=cwd, log=sys.stderr, progress=progress, env=os.environ, judge=judge
-    )
 
 
 def _read_plan(path: Path) -> dict[str, int]:
@@ -227,258 +91,6 @@ def _ask_plan_options(loaded: LoadedConfig, plan_file: Path, artifact: Path | No
     return RunOptions(
         split="all", artifact=artifact, sampling="candidate", confirm=plan, cases=cases, stem="control"
     )
-
-
-def _as_run(outcome: RunOutcome, cwd: Path) -> LoadedRun:
-    from cairn_action.run.models import LoadedRun
-
-    return LoadedRun(
-        header=outcome.header,
-        records=outcome.records,
-        where=str(shown(outcome.path, cwd)),
-        sources=(str(outcome.path),),
-    )
-
-
-def _confirm_blind(
-    loaded: LoadedConfig,
-    options: RunOptions,
-    outcome: RunOutcome,
-    baseline: Report,
-    *,
-    cwd: Path,
-    no_progress: bool,
-    judged_by_caller: str | None,
-) -> RunOutcome:
-    """A sealed set's run cannot tell which verdicts changed (it holds no answers), so every case gets the
-    baseline policy's confirmation samples: the scoring side then finds the re-asks it needs already made.
-    It costs (1 + confirm_samples) asks a case instead of re-asking the changed ones only."""
-    from dataclasses import replace
-
-    from cairn_action.gate import policy_of
-
-    extra = policy_of(baseline, source="the baseline").confirm_samples
-    plan = {record.case_id: 1 + extra for record in outcome.records}
-    confirmed = _evaluate(
-        loaded,
-        replace(options, artifact=outcome.path, confirm=plan),
-        cwd=cwd,
-        no_progress=no_progress,
-        judged_by_caller=judged_by_caller,
-    )
-    print(
-        f"confirmation (sealed golden set: the run cannot see which verdicts changed): every case asked "
-        f"{1 + extra} times, {confirmed.calls_made()[0]} provider call(s)"
-    )
-    return confirmed
-
-
-def _confirm(
-    loaded: LoadedConfig,
-    options: RunOptions,
-    outcome: RunOutcome,
-    baseline_path: Path,
-    *,
-    cwd: Path,
-    no_progress: bool,
-    judged_by_caller: str | None = None,
-) -> RunOutcome:
-    """Re-ask the cases whose verdict differs from the baseline's (and retry the errored ones once).
-
-    The number of re-asks is the *baseline's* `[gate] confirm_samples`, so a pull request cannot opt
-    out of the evidence its changes are judged on.
-    """
-    from dataclasses import replace
-
-    from cairn_action.gate import policy_of
-    from cairn_action.gate.confirm import confirmation_plan, flaky_plan
-    from cairn_action.report.io import read_report
-    from cairn_action.report.pipeline import score_run
-
-    # A sealed set's run holds no key: it reads the baseline's policy, never its (sealed) cases.
-    baseline = read_report(baseline_path, cases=not outcome.header.sealed)
-    if options.shard is not None:
-        print("note: --baseline with --shard: confirmation needs every case; score the merged shards")
-        return outcome
-    if outcome.header.deterministic and not outcome.failed:
-        print(f"confirmation against {baseline_path.name}: none needed, the system is deterministic")
-        return outcome  # asking a deterministic system again can only repeat its answers
-    if outcome.header.sealed:
-        return _confirm_blind(
-            loaded,
-            options,
-            outcome,
-            baseline,
-            cwd=cwd,
-            no_progress=no_progress,
-            judged_by_caller=judged_by_caller,
-        )
-    provisional = score_run(
-        loaded,
-        _as_run(outcome, cwd),
-        which=options.split,
-        created_at=utc_now(),
-        cairn_version=__version__,
-        corpus_hash=outcome.header.corpus_hash,  # this process read and hashed the corpus for the run
-    )
-    asked: dict[str, int] = {}
-    for record in outcome.records:
-        asked[record.case_id] = asked.get(record.case_id, 0) + 1
-    extra = policy_of(baseline, source=str(baseline_path)).confirm_samples
-    plan = confirmation_plan(baseline, provisional, extra=extra, asked=asked)
-    if not plan and not outcome.failed:
-        print("confirmation: no case's verdict differs from the baseline's; nothing to re-ask")
-        return outcome
-    before = outcome.calls_made()[0]
-    confirmed = _evaluate(
-        loaded,
-        replace(options, artifact=outcome.path, confirm=plan),
-        cwd=cwd,
-        no_progress=no_progress,
-        judged_by_caller=judged_by_caller,
-    )
-    made = confirmed.calls_made()[0]
-    print(
-        f"confirmation: re-asked {len(plan)} case(s) whose verdict differs from the baseline's "
-        f"({sum(plan.values()) - sum(asked[c] for c in plan)} more samples, {made} provider call(s); "
-        f"{before} in the first pass)"
-        + (f", retried {len(outcome.failed)} errored case(s)" if outcome.failed else "")
-    )
-    if judged_by_caller is not None:
-        return confirmed  # placeholder verdicts cannot tell a split case: the caller plans that round
-    scored = score_run(
-        loaded, _as_run(confirmed, cwd), which=options.split, created_at=utc_now(), cairn_version=__version__
-    )
-    flaky = flaky_plan(baseline, scored, plan, extra=extra)
-    if not flaky:
-        return confirmed
-    again = _evaluate(
-        loaded,
-        replace(options, artifact=outcome.path, confirm={**plan, **flaky}),
-        cwd=cwd,
-        no_progress=no_progress,
-    )
-    print(
-        f"confirmation: {len(flaky)} case(s) known flaky (their samples disagree): "
-        f"{sum(flaky.values()) - sum(plan[c] for c in flaky)} more samples, "
-        f"{again.calls_made()[0]} provider call(s)"
-    )
-    return again
-
-
-def _control(
-    loaded: LoadedConfig,
-    options: RunOptions,
-    outcome: RunOutcome,
-    baseline_path: Path,
-    args: argparse.Namespace,
-    *,
-    cwd: Path,
-) -> Path | None:
-    """Re-ask the base system (`--control BASE_CONFIG`) on every case whose verdict differs from the
-    baseline's, `baseline_samples` times, and write the control report (report/control.py).
-
-    The control gets a cache of its own, named after this run's artifact: answers cached from the
-    baseline's run would be the old environment again, while a rerun of this very command resumes."""
-    import argparse
-
-    from cairn_action.gate import policy_of
-    from cairn_action.gate.control import changed_cases, probe_cases, probe_size
-    from cairn_action.golden.load import load_golden
-    from cairn_action.report.control import control_report
-    from cairn_action.report.io import read_report, report_text, write_text_atomic
-    from cairn_action.report.pipeline import score_run
-    from cairn_action.run.evaluation import RunOptions
-
-    baseline = read_report(baseline_path)
-    scored = score_run(
-        loaded, _as_run(outcome, cwd), which=options.split, created_at=utc_now(), cairn_version=__version__
-    )
-    asked: dict[str, int] = {}
-    for record in outcome.records:
-        asked[record.case_id] = asked.get(record.case_id, 0) + 1
-    changed = changed_cases(baseline, scored)
-    if not changed:
-        print("control: no case's verdict differs from the baseline's; the base system was not re-asked")
-        return None
-    golden = load_golden(loaded.golden_path)
-    if args.control is None:  # --drift-probe: this system re-asked on unchanged cases, no base system
-        return _drift_probe(loaded, baseline, scored, changed, outcome, args, cwd=cwd)
-    base = _load_config_args(argparse.Namespace(**{**vars(args), "config": args.control}), cwd)
-    cache = Path(base.cache_dir) / "control" / outcome.path.stem
-    base = with_cache_dir(base, cache, cwd)
-    # As many samples as the baseline has (its policy's baseline_samples): the control stands in for the
-    # baseline on these cases, and the shift is measured like for like. The candidate's own extra samples
-    # are its evidence, not the control's. The drift probe (unchanged cases, asked once) measures the
-    # environment where this change cannot have moved it (gate/control.py).
-    plan = {case: policy_of(baseline, source=str(baseline_path)).baseline_samples for case in changed}
-    size = probe_size(len(changed), scored.notes.extra_samples.samples + sum(plan.values()))
-    probe = probe_cases(baseline, exclude=set(changed), size=size, seed=outcome.path.stem)
-    plan.update({case: 1 for case in probe})
-    cases = tuple(c for c in golden.cases if c.id in plan)
-    artifact = outcome.path.with_name(f"{outcome.path.stem}.control.jsonl")
-    control_options = RunOptions(
-        split="all", artifact=artifact, sampling="candidate", confirm=plan, cases=cases, stem="control"
-    )
-    ran = _evaluate(base, control_options, cwd=cwd, no_progress=args.no_progress)
-    report = control_report(baseline, ran.records, golden, created_at=utc_now(), probe=set(probe))
-    path = cwd / REPORTS_DIR / "control" / f"{loaded.config.name}-{outcome.path.stem}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, report_text(report), what="the control report")
-    note = report.notes.control
-    print(
-        f"control: re-asked the base system on {len(changed)} changed case(s) ({note.samples if note else 0} "
-        f"samples) and {len(probe)} unchanged one(s) of the drift probe, {ran.calls_made()[0]} provider "
-        f"call(s): {shown(path, cwd)} (cairn gate --control)"
-    )
-    return path
-
-
-def _drift_probe(
-    loaded: LoadedConfig,
-    baseline: Report,
-    scored: Report,
-    changed: Sequence[str],
-    outcome: RunOutcome,
-    args: argparse.Namespace,
-    *,
-    cwd: Path,
-) -> Path:
-    """`--drift-probe`: re-ask a seeded sample of unchanged cases of this system once each, with a cache of
-    its own, and write a probe-kind control report (report/control.py's probe_report)."""
-    from cairn_action.gate.control import probe_cases, probe_size
-    from cairn_action.golden.load import load_golden
-    from cairn_action.report.control import probe_report
-    from cairn_action.report.io import dumps, write_text_atomic
-    from cairn_action.run.evaluation import RunOptions
-
-    golden = load_golden(loaded.golden_path)
-    size = probe_size(len(changed), scored.notes.extra_samples.samples)
-    probe = probe_cases(baseline, exclude=set(changed), size=size, seed=outcome.path.stem)
-    records: Sequence[CaseRecord] = ()
-    calls = 0
-    if probe:
-        here = with_cache_dir(loaded, Path(loaded.cache_dir) / "probe" / outcome.path.stem, cwd)
-        options = RunOptions(
-            split="all",
-            artifact=outcome.path.with_name(f"{outcome.path.stem}.probe.jsonl"),
-            sampling="candidate",
-            confirm={case: 1 for case in probe},
-            cases=tuple(c for c in golden.cases if c.id in probe),
-            stem="control",
-        )
-        ran = _evaluate(here, options, cwd=cwd, no_progress=args.no_progress)
-        records, calls = ran.records, ran.calls_made()[0]
-    why = "--drift-probe: no base config was given"
-    report = probe_report(baseline, records, golden, why=why, created_at=utc_now())
-    path = cwd / REPORTS_DIR / "control" / f"{loaded.config.name}-{outcome.path.stem}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, dumps(report), what="the control report")
-    print(
-        f"drift probe: re-asked {len(probe)} unchanged case(s) of this system once each ({calls} provider "
-        f"call(s)): {shown(path, cwd)} (cairn gate --control)"
-    )
-    return path
 
 
 def _emit_json(target: Path | None, data: dict[str, object], real_stdout: TextIO) -> None:
@@ -538,7 +150,7 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
         run_only=args.run_only,
     )
     cwd = Path.cwd()
-    loaded = _load_config_args(args, cwd)
+    loaded = load_config_args(args, cwd)
     loaded = with_cache_dir(loaded, args.cache_dir, cwd)
     if args.ask_plan is not None:
         options = _ask_plan_options(loaded, args.ask_plan, args.artifact)
@@ -551,9 +163,9 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
     caller = args.judged_by_caller
     if args.confirm_plan is not None:
         options = replace(options, confirm=_read_plan(args.confirm_plan), sampling="candidate")
-    outcome = _evaluate(loaded, options, cwd=cwd, no_progress=args.no_progress, judged_by_caller=caller)
+    outcome = run_cases(loaded, options, cwd=cwd, no_progress=args.no_progress, judged_by_caller=caller)
     if args.baseline is not None:
-        outcome = _confirm(
+        outcome = confirm_changed(
             loaded,
             options,
             outcome,
@@ -564,7 +176,7 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
         )
     control_path = None
     if args.control is not None or args.drift_probe:
-        control_path = _control(loaded, options, outcome, Path(args.baseline), args, cwd=cwd)
+        control_path = run_control(loaded, options, outcome, Path(args.baseline), args, cwd=cwd)
     for line in outcome.summary():
         print(line)
     print(f"run artifact: {shown(outcome.path, cwd)}")
@@ -586,7 +198,7 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
             "`cairn score SHARD.jsonl ...`"
         )
         return ExitCode.PASS, data
-    run = _as_run(outcome, cwd)
+    run = as_run(outcome, cwd)
     # The run read and hashed the config's corpus in this process (a resumed artifact's header must
     # match it): the scoring need not read it again.
     written = _score_and_report(
@@ -654,12 +266,12 @@ def _next_steps(loaded: LoadedConfig, report: Report, latest: Path) -> list[str]
     if loaded.embedded or report.notes.calibration is not None:
         return []
     source = loaded.source
-    config = f" --config {_relative_to_cwd(source)}" if source and source.name != "cairn.toml" else ""
+    config = f" --config {relative_to_cwd(source)}" if source and source.name != "cairn.toml" else ""
     # Say where the calibration was looked for: it travels with the config file (a variant copied
     # without its .calibration.json, or run from a package that does not carry it, finds none).
     return [
         f"next: `cairn calibrate{config}` fits the abstention threshold on the calibration slice (there is "
-        f"none at {_relative_to_cwd(loaded.calibration_out_path)}: commit it there); then commit {latest}: "
+        f"none at {relative_to_cwd(loaded.calibration_out_path)}: commit it there); then commit {latest}: "
         "it is the baseline pull requests are gated against"
     ]
 
@@ -706,7 +318,7 @@ def complete_sealed(loaded: LoadedConfig, run: LoadedRun) -> LoadedRun:
 
 def cmd_score(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
-    loaded = _load_config_args(args, cwd)
+    loaded = load_config_args(args, cwd)
     from cairn_action.report.io import check_reports_dir
 
     check_reports_dir(cwd / args.reports)
@@ -721,7 +333,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from cairn_action.report.pipeline import calibration_from_run, calibration_lines
 
     cwd = Path.cwd()
-    loaded = _load_config_args(args, cwd)
+    loaded = load_config_args(args, cwd)
     check_output_file(loaded.calibration_path, what="the calibration file")  # before the paid run
     if args.runs:
         run = _read_runs(args.runs)
@@ -730,10 +342,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     else:
         from cairn_action.run.evaluation import RunOptions
 
-        outcome = _evaluate(loaded, RunOptions(split="calibration"), cwd=cwd, no_progress=args.no_progress)
+        outcome = run_cases(loaded, RunOptions(split="calibration"), cwd=cwd, no_progress=args.no_progress)
         for line in outcome.summary():
             print(line, file=sys.stderr)
-        run = _as_run(outcome, cwd)
+        run = as_run(outcome, cwd)
     calibration, path = calibration_from_run(
         loaded, run, created_at=utc_now(), cairn_version=__version__, procedure=args.procedure
     )

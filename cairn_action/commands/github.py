@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from cairn_action.commands.evaluate import utc_now
+from cairn_action.commands.common import utc_now
 from cairn_action.errors import CairnError
 
 if TYPE_CHECKING:

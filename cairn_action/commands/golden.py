@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cairn_action.commands.evaluate import _golden_and_corpus
+from cairn_action.commands.common import golden_and_corpus
 from cairn_action.errors import DataError, ExitCode
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ def _today() -> str:
 def _corpus(args: argparse.Namespace) -> tuple[Path, Corpus]:
     from cairn_action.index.corpus import load_corpus
 
-    golden, corpus = _golden_and_corpus(args)
+    golden, corpus = golden_and_corpus(args)
     return golden, load_corpus(corpus)
 
 
@@ -184,7 +184,7 @@ def cmd_golden_import(args: argparse.Namespace) -> int:
 
 
 def _edit(args: argparse.Namespace, verb: str) -> int:
-    from cairn_action.commands.evaluate import measured_sets
+    from cairn_action.commands.common import measured_sets
     from cairn_action.golden.edit import replace_cases
     from cairn_action.golden.history import unbumped_version
     from cairn_action.golden.load import load_golden

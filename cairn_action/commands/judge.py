@@ -11,7 +11,7 @@ from cairn_action.errors import DataError, ExitCode, InfrastructureError
 
 
 def cmd_judge_check(args: argparse.Namespace) -> int:
-    from cairn_action.commands.evaluate import _load_config_args, utc_now
+    from cairn_action.commands.common import load_config_args, utc_now
     from cairn_action.golden.load import load_golden
     from cairn_action.providers.build import build_llm_judge
     from cairn_action.providers.services import ProviderServices
@@ -22,7 +22,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     from cairn_action.score.judge_check import check_path, measure, read_labels
 
     cwd = Path.cwd()
-    loaded = _load_config_args(args, cwd)
+    loaded = load_config_args(args, cwd)
     labels, digest = read_labels(args.labels)
     cases = load_golden(loaded.golden_path).by_id()
     for label in labels:

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cairn_action.commands.evaluate import shown
+from cairn_action.commands.common import shown
 from cairn_action.errors import ExitCode
 
 if TYPE_CHECKING:
