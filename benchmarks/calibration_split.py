@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration_start import risk, true_risk
 
-from cairn_action.score.calibration import fit_split, fit_threshold
+from cairn_action.score.calibration.threshold import fit_split, fit_threshold
 
 
 def main() -> None:

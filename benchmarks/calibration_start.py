@@ -4,9 +4,9 @@ The scenarios of docs/concepts/abstention.md#fixed-sequence: confidence c ~ Unif
 r(c):
 S1 r = 0.5 (1 - c)^1.5; S2 r = 0.8 (1 - c)^1.5; S3 as S1 but r = 0.3 for c >= 0.95 (non-monotone).
 For each cell, `--draws` calibration sets of n_cal cases are drawn (numpy PCG64, fixed seed) and fitted by
-`cairn_action.score.calibration.fit_threshold` with each start rule; the answer rate is the population
-coverage 1 - t of the certified threshold (0 when not achievable), a violation is a certified threshold whose
-true selective risk, integrated numerically, exceeds alpha. delta = 0.1 throughout.
+`cairn_action.score.calibration.threshold.fit_threshold` with each start rule; the answer rate is the
+population coverage 1 - t of the certified threshold (0 when not achievable), a violation is a certified
+threshold whose true selective risk, integrated numerically, exceeds alpha. delta = 0.1 throughout.
 
     .venv/bin/python benchmarks/calibration_start.py            # 400 draws a cell
 """
@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cairn_action.score.calibration import fit_threshold
+from cairn_action.score.calibration.threshold import fit_threshold
 
 GRID = np.linspace(0.0, 1.0, 20001)
 RULES = ("zero_error", "one_error", "auto")

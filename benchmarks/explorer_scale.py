@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from cairn_action.gate import run_gate  # noqa: E402
-from cairn_action.render.explorer import render_explorer  # noqa: E402
+from cairn_action.render.explorer.page import render_explorer  # noqa: E402
 from cairn_action.report.io import read_report, write_text_atomic  # noqa: E402
 from cairn_action.report.models import Report  # noqa: E402
 from cairn_action.run.artifact import read_artifact  # noqa: E402

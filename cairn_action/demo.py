@@ -16,7 +16,7 @@ from typing import TextIO
 from cairn_action.config import ChunkingConfig, LoadedConfig
 from cairn_action.gate import run_gate
 from cairn_action.gate.models import GateResult
-from cairn_action.render.explorer import explorer_page
+from cairn_action.render.explorer.page import explorer_page
 from cairn_action.render.markdown import render_comment
 from cairn_action.render.trend import build_trend
 from cairn_action.report.io import dumps, write_text_atomic

@@ -11,7 +11,7 @@ from cairn_action.action.runtime import Runtime
 from cairn_action.errors import CairnError
 from cairn_action.gate.models import GateResult
 from cairn_action.gate.sealed import sealed_report_view, sealed_result
-from cairn_action.render.explorer import explorer_page
+from cairn_action.render.explorer.page import explorer_page
 from cairn_action.report.io import write_text_atomic
 from cairn_action.report.models import Report
 from cairn_action.run.artifact import read_artifact

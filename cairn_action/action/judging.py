@@ -20,7 +20,7 @@ from cairn_action.action.trust import is_reserved
 from cairn_action.config import Config
 from cairn_action.errors import CairnError, ConfigError
 from cairn_action.golden.models import GoldenCase
-from cairn_action.providers.build import build_llm_judge, judge_settings
+from cairn_action.providers.build_providers import build_llm_judge, judge_settings
 from cairn_action.providers.services import ProviderServices
 from cairn_action.run.cache import ResultCache
 from cairn_action.run.judge import LexicalJudge

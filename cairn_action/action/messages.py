@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cairn_action.action.override import Stale, stale_note
+from cairn_action.render.comment_view import marker
 from cairn_action.render.escape import escape_text, safe_token
-from cairn_action.render.view import marker
 from cairn_action.report.models import Report
 from cairn_action.score.metrics import get_metric
 

@@ -32,9 +32,9 @@ from cairn_action.gh.comments import upsert_sticky
 from cairn_action.gh.context import PullRequestEvent
 from cairn_action.gh.gateway import StatusState
 from cairn_action.gh.pygithub_errors import PermissionDenied
+from cairn_action.render.comment_view import marker
 from cairn_action.render.escape import escape_text, safe_token
 from cairn_action.render.trend import build_trend
-from cairn_action.render.view import marker
 from cairn_action.report.io import read_report, report_text, write_text_atomic
 from cairn_action.report.models import Report
 from cairn_action.report.pipeline import with_judge_check

@@ -21,7 +21,7 @@ from cairn_action.config import LoadedConfig, config_hash
 from cairn_action.errors import CairnError
 from cairn_action.gate.compare import compare
 from cairn_action.gh.comments import find_sticky
-from cairn_action.render.view import marker
+from cairn_action.render.comment_view import marker
 from cairn_action.report.io import read_latest_reports, read_report, write_report, write_text_atomic
 from cairn_action.report.leaderboard import render_leaderboard
 from cairn_action.report.models import OverrideRecord, Report

@@ -32,7 +32,7 @@ from cairn_action.action.release_history import (
 from cairn_action.action.runtime import Runtime
 from cairn_action.config import Config, config_hash, embedded_default, embedded_golden_path, parse_config
 from cairn_action.errors import CairnError, DataError
-from cairn_action.gate.release import Evaluation, ReleaseDecision, decide_release
+from cairn_action.gate.release_decision import Evaluation, ReleaseDecision, decide_release
 from cairn_action.gh.gateway import GitHubGateway, ReleaseInfo
 from cairn_action.gh.workflow import WorkflowLog
 from cairn_action.golden.load import GOLDEN_FILE, VERSION_FILE, hash_version

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from cairn_action.action.override import MAX_REASON, role_allows
 from cairn_action.errors import CairnError
-from cairn_action.gate.release import OverrideClaim, PreviousRelease
+from cairn_action.gate.release_decision import OverrideClaim, PreviousRelease
 from cairn_action.gh.gateway import GitHubGateway, ReleaseInfo
 from cairn_action.render.stamp import author_notes
 from cairn_action.report.io import timestamp_slug

@@ -104,7 +104,7 @@ class Route:
 
 
 def chat_url(name: str, base_url: str | None) -> str:
-    """Where a chat provider's calls go: what providers/build.py will call."""
+    """Where a chat provider's calls go: what providers/build_providers.py will call."""
     if name == "openai":
         return (base_url or OPENAI_BASE_URL).rstrip("/")
     return messages_url(base_url)

@@ -27,7 +27,7 @@ from cairn_action.golden.models import GoldenCase
 from cairn_action.index.chunks import Chunk
 from cairn_action.providers.base import Answerer
 from cairn_action.providers.prompt import canary_instructions
-from cairn_action.report.build import choose_threshold
+from cairn_action.report.build_report import choose_threshold
 from cairn_action.report.io import read_calibration
 from cairn_action.report.pipeline import split_of
 from cairn_action.run.artifact import read_artifact

@@ -74,7 +74,7 @@ def add_view(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=Path,
         help="the HTML file to write (default: .cairn/explorer/<report>[-vs-<baseline>].html)",
     )
-    vw.set_defaults(handler=lazy("view", "cmd_view"))
+    vw.set_defaults(handler=lazy("explorer", "cmd_view"))
 
 
 def add_stamp(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

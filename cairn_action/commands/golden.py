@@ -99,7 +99,7 @@ def _answerer_proposals(args: argparse.Namespace, corpus: Corpus):  # type: igno
     from cairn_action.providers.base import AnswerRequest, AnswerResult
     from cairn_action.providers.registry import create_answerer
     from cairn_action.providers.services import ProviderServices
-    from cairn_action.retrieval.build import build_retrieval
+    from cairn_action.retrieval.build_retriever import build_retrieval
     from cairn_action.retrieval.index_cache import IndexCache
     from cairn_action.run.cache import ResultCache, cached_call
     from cairn_action.run.evaluation import INDEX_CACHE_DIR

@@ -13,7 +13,7 @@ from cairn_action.errors import DataError, ExitCode, InfrastructureError
 def cmd_judge_check(args: argparse.Namespace) -> int:
     from cairn_action.commands.common import load_config_args, utc_now
     from cairn_action.golden.load import load_golden
-    from cairn_action.providers.build import build_llm_judge
+    from cairn_action.providers.build_providers import build_llm_judge
     from cairn_action.providers.services import ProviderServices
     from cairn_action.report.io import write_text_atomic
     from cairn_action.run.cache import ResultCache

@@ -25,8 +25,8 @@ def _stub(config: ProviderConfig, env: Mapping[str, str], services: ProviderServ
 
 
 def _chat_model(config: ProviderConfig, env: Mapping[str, str], services: ProviderServices) -> Answerer:
-    """`openai` (any OpenAI-compatible server, by base_url) and `anthropic`: see providers/build.py."""
-    from cairn_action.providers.build import build_llm_answerer
+    """`openai` (any OpenAI-compatible server, by base_url) and `anthropic`: see build_providers.py."""
+    from cairn_action.providers.build_providers import build_llm_answerer
 
     return build_llm_answerer(config, env, services)
 

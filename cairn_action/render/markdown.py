@@ -9,9 +9,9 @@ from __future__ import annotations
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from cairn_action.gate.models import GateResult
+from cairn_action.render.comment_view import CommentView, build_view
 from cairn_action.render.tables import Budget
 from cairn_action.render.trend import Trend, trend_view
-from cairn_action.render.view import CommentView, build_view
 
 MAX_COMMENT_CHARS = 65_536
 """GitHub's limit on an issue comment's body, in characters (docs/action/github-facts.md#comments)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from cairn_action.golden.models import GoldenSet
-from cairn_action.report.build import per_case_row
+from cairn_action.report.build_report import per_case_row
 from cairn_action.report.models import ControlNote, ProbeRow, Report
 from cairn_action.report.samples import evidence, first_samples
 from cairn_action.run.models import CaseRecord

@@ -30,7 +30,11 @@ from cairn_action.files import (
     write_text,
 )
 from cairn_action.report.models import REPORT_SCHEMA_VERSION, Report
-from cairn_action.score.calibration_file import CALIBRATION_KIND, CALIBRATION_SCHEMA_VERSION, CalibrationFile
+from cairn_action.score.calibration.committed import (
+    CALIBRATION_KIND,
+    CALIBRATION_SCHEMA_VERSION,
+    CalibrationFile,
+)
 
 M = TypeVar("M", bound=BaseModel)
 

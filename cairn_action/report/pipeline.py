@@ -15,7 +15,12 @@ from cairn_action.golden.load import load_golden
 from cairn_action.golden.models import GoldenSet
 from cairn_action.golden.split import GoldenSplit, SplitName, split_golden
 from cairn_action.index.corpus import load_corpus
-from cairn_action.report.build import build_report, check_records_match, check_run_matches, select_records
+from cairn_action.report.build_report import (
+    build_report,
+    check_records_match,
+    check_run_matches,
+    select_records,
+)
 from cairn_action.report.io import (
     read_calibration,
     report_paths,
@@ -26,9 +31,9 @@ from cairn_action.report.io import (
 )
 from cairn_action.report.models import Report
 from cairn_action.run.models import LoadedRun
-from cairn_action.score.calibrate import calibrate
-from cairn_action.score.calibration import Procedure
-from cairn_action.score.calibration_file import CalibrationFile
+from cairn_action.score.calibration.committed import CalibrationFile
+from cairn_action.score.calibration.from_run import calibrate
+from cairn_action.score.calibration.threshold import Procedure
 from cairn_action.score.judge_check import JudgeCheck, check_path, read_check
 
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from cairn_action.golden.models import GoldenCase
 from cairn_action.report.models import Report
-from cairn_action.score.calibration_file import CalibrationFile
+from cairn_action.score.calibration.committed import CalibrationFile
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "report.schema.json": Report,

@@ -31,7 +31,7 @@ from cairn_action.index.corpus import load_corpus
 from cairn_action.providers.base import Answerer
 from cairn_action.providers.registry import create_answerer
 from cairn_action.providers.services import ProviderServices
-from cairn_action.retrieval.build import build_retrieval, check_dense_available
+from cairn_action.retrieval.build_retriever import build_retrieval, check_dense_available
 from cairn_action.retrieval.index_cache import IndexCache
 from cairn_action.run.artifact import read_artifact, read_header
 from cairn_action.run.cache import ResultCache
@@ -142,7 +142,7 @@ def create_judge(loaded: LoadedConfig, env: Mapping[str, str], services: Provide
     if judge.name == "lexical":
         return LexicalJudge(judge.f1_threshold)
     if judge.name == "llm":
-        from cairn_action.providers.build import build_llm_judge  # HTTP stack: only when it is used
+        from cairn_action.providers.build_providers import build_llm_judge  # HTTP stack: only when it is used
 
         return build_llm_judge(loaded.config, env, services)
     where = f"{loaded.source}: " if loaded.source else ""
@@ -237,7 +237,7 @@ def run_evaluation(
         if "llm" in (retrieval.rewrite, retrieval.rerank):
             # The HTTP stack (requests, the chat clients) is imported only by a run that calls a model:
             # an offline run on the stub saves its import time (benchmarks/offline_floor.py).
-            from cairn_action.providers.build import build_query_rewriter, build_reranker
+            from cairn_action.providers.build_providers import build_query_rewriter, build_reranker
 
             if retrieval.rewrite == "llm":
                 rewriter = build_query_rewriter(config, env or {}, services)
@@ -289,7 +289,7 @@ def run_evaluation(
         log.write(f"note: {len(golden.inactive)} draft or deprecated case(s) are in no run and no score\n")
     cases = _select(golden, loaded, options)
     if answerer is None:  # the user's own system (`target`), which locates its passages in the corpus
-        from cairn_action.providers.build import build_target
+        from cairn_action.providers.build_providers import build_target
 
         documents = {d.path: d.text for d in corpus.documents}
         try:

@@ -9,7 +9,7 @@ The answer metrics are SQuAD v1.1's, public so that users can score their own st
 
 from __future__ import annotations
 
-from cairn_action.score.calibration import ThresholdFit, fit_threshold, k_min
+from cairn_action.score.calibration.threshold import ThresholdFit, fit_threshold, k_min
 from cairn_action.score.metrics import METRICS, METRICS_BY_NAME, MetricSpec, get_metric
 from cairn_action.score.operational import percentile
 from cairn_action.score.retrieval import first_relevant_rank, ndcg_at_k, recall_at_k, reciprocal_rank

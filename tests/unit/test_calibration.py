@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cairn_action.score.calibration import advise, fit_threshold, k_min, p_value, upper_bound
+from cairn_action.score.calibration.threshold import advise, fit_threshold, k_min, p_value, upper_bound
 
 # docs/concepts/abstention.md#fixed-sequence worked example: 40 cases, confidences 1.00, 0.98, ..., 0.22,
 # wrong at these ranks.
@@ -185,7 +185,7 @@ def _s3_true_risk(t: float) -> float:
 def test_simulation__split_fixed_sequence_and_bonferroni__holds_guarantee(
     scenario: str, alpha: float, n_cal: int
 ) -> None:
-    from cairn_action.score.calibration import fit_split
+    from cairn_action.score.calibration.threshold import fit_split
 
     delta, draws = 0.1, 150
     rng = np.random.Generator(np.random.PCG64(20261202))
@@ -212,7 +212,7 @@ def test_simulation__split_fixed_sequence_and_bonferroni__holds_guarantee(
 
 
 def test_fit_split__shipped_sample_calibration__halving_delta_certifies_nothing() -> None:
-    from cairn_action.score.calibration import fit_split
+    from cairn_action.score.calibration.threshold import fit_split
 
     # The shipped calibration (cairn.calibration.json): 24 confident cases, the top 12 right, the 13th
     # wrong; at delta 0.1 fixed-sequence certifies 12. At delta/2 = 0.05 zero errors need 14 answers.

@@ -15,7 +15,7 @@ from cairn_action.config import RetrievalConfig, config_hash, parse_config
 from cairn_action.errors import ConfigError
 from cairn_action.index.chunks import Chunk, ChunkStore
 from cairn_action.retrieval.base import Hit
-from cairn_action.retrieval.build import check_dense_available
+from cairn_action.retrieval.build_retriever import check_dense_available
 from cairn_action.retrieval.dense import (
     DenseRetriever,
     HybridRetriever,

@@ -12,7 +12,7 @@ from cairn_action.config import ChunkingConfig, RetrievalConfig
 from cairn_action.index.chunks import build_store
 from cairn_action.index.corpus import Corpus, Document, corpus_hash_of
 from cairn_action.index.sentences import sentences
-from cairn_action.retrieval.build import BuiltRetrieval, build_retrieval
+from cairn_action.retrieval.build_retriever import BuiltRetrieval, build_retrieval
 from cairn_action.retrieval.index_cache import IndexCache
 from cairn_action.retrieval.lexical import BM25Retriever, index_text
 from cairn_action.retrieval.vector_cache import VectorCache

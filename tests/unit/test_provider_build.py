@@ -8,7 +8,7 @@ import pytest
 
 from cairn_action.config import Config, config_hash, load_config, parse_config
 from cairn_action.errors import ConfigError
-from cairn_action.providers.build import build_llm_judge, judge_settings
+from cairn_action.providers.build_providers import build_llm_judge, judge_settings
 from cairn_action.providers.llm_answerer import LLMAnswerer
 from cairn_action.providers.registry import create_answerer, known_providers
 from cairn_action.providers.services import ProviderServices

@@ -6,7 +6,7 @@ from __future__ import annotations
 from release_builders import CONFIG_TOML, GOLDEN_V1, GOLDEN_V2, hash_of_config, release_report, sha256
 
 from cairn_action.errors import ExitCode
-from cairn_action.gate.release import (
+from cairn_action.gate.release_decision import (
     Evaluation,
     OverrideClaim,
     PreviousRelease,

@@ -14,9 +14,9 @@ from markdown_it import MarkdownIt
 
 from cairn_action.gate import run_gate
 from cairn_action.gate.models import Override
+from cairn_action.render.comment_view import build_view
 from cairn_action.render.markdown import MAX_COMMENT_CHARS, render_comment, render_view
 from cairn_action.render.trend import Trend, build_trend
-from cairn_action.render.view import build_view
 from cairn_action.report.io import read_report
 from cairn_action.report.models import PerCase, Report
 

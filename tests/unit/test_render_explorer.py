@@ -19,10 +19,10 @@ from cairn_action.config import Config
 from cairn_action.gate import run_gate
 from cairn_action.golden.load import load_golden
 from cairn_action.golden.split import split_golden
-from cairn_action.render.explorer import PAGE_SIZE, embed_json, render_explorer
-from cairn_action.render.explorer_cases import RETRIEVED_COLUMNS, samples
-from cairn_action.render.reliability import build_reliability, verdicts
-from cairn_action.report.build import build_report
+from cairn_action.render.explorer.cases import RETRIEVED_COLUMNS, samples
+from cairn_action.render.explorer.page import PAGE_SIZE, embed_json, render_explorer
+from cairn_action.render.explorer.reliability import build_reliability, verdicts
+from cairn_action.report.build_report import build_report
 from cairn_action.report.io import read_report
 from cairn_action.report.models import PerCase, TagStats
 from cairn_action.run.artifact import read_artifact

@@ -11,10 +11,15 @@ from cairn_action.config import CalibrationConfig, Config, config_hash
 from cairn_action.errors import DataError
 from cairn_action.golden.load import load_golden
 from cairn_action.golden.split import GoldenSplit, split_golden
-from cairn_action.report.build import PROMOTION_ALL, PROMOTION_ALL_UNCALIBRATED, UNCALIBRATED, build_report
+from cairn_action.report.build_report import (
+    PROMOTION_ALL,
+    PROMOTION_ALL_UNCALIBRATED,
+    UNCALIBRATED,
+    build_report,
+)
 from cairn_action.run.artifact import read_artifact
-from cairn_action.score.calibrate import calibrate
-from cairn_action.score.calibration_file import CalibrationFile
+from cairn_action.score.calibration.committed import CalibrationFile
+from cairn_action.score.calibration.from_run import calibrate
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "scoring"
 CONFIG = Config(name="fixture")

@@ -15,7 +15,7 @@ from cairn_action.golden.load import load_golden
 from cairn_action.golden.split import split_golden
 from cairn_action.report.io import read_calibration, read_latest_reports
 from cairn_action.report.leaderboard import render_leaderboard
-from cairn_action.score.calibration_file import system_hash
+from cairn_action.score.calibration.committed import system_hash
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = [ROOT / "cairn.toml", *sorted((ROOT / "configs").glob("*.toml"))]

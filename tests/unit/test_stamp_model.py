@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from release_builders import override, release_report
 
-from cairn_action.gate.release import Evaluation, decide_release
+from cairn_action.gate.release_decision import Evaluation, decide_release
 from cairn_action.render.stamp import render_stamp
 from cairn_action.report.stamp import (
     Stamp,

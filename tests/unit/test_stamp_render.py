@@ -8,7 +8,7 @@ from release_builders import GOLDEN_V2, assert_expected, override, release_repor
 from test_release_gate import _claim, _decide, _evaluation, _previous
 
 from cairn_action.errors import CairnError
-from cairn_action.gate.release import decide_release
+from cairn_action.gate.release_decision import decide_release
 from cairn_action.render.stamp import MAX_RELEASE_BODY, render_stamp, stamp_notes
 from cairn_action.report.stamp import Stamp, extract_stamp
 

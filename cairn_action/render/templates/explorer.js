@@ -312,7 +312,7 @@
     if (!c.retrieved) {
       return add(box, el("p", "muted", "The retrieved list with scores is in the run artifact: pass --run."));
     }
-    // Each chunk is a row: [rank, chunk_id, doc, score, support, cited] (explorer_cases.RETRIEVED_COLUMNS),
+    // Each chunk is a row: [rank, chunk_id, doc, score, support, cited] (render/explorer/cases.py: RETRIEVED_COLUMNS),
     // its document an index into DATA.docs.
     const rows = c.retrieved.map(([rank, chunk, doc, score, support, cited]) => [
       rank,

@@ -28,7 +28,7 @@ from cairn_action.report.models import (
 )
 from cairn_action.report.samples import Evidence, evidence, extra_samples_note, first_samples
 from cairn_action.run.models import BUDGET_ERROR_PREFIX, CaseRecord, RunHeader
-from cairn_action.score.calibration_file import CalibrationFile, system_hash
+from cairn_action.score.calibration.committed import CalibrationFile, system_hash
 from cairn_action.score.outcome import CaseOutcome
 from cairn_action.score.scorecard import Scorecard, score_records
 

@@ -22,9 +22,9 @@ from markupsafe import Markup, escape
 from cairn_action.errors import DataError
 from cairn_action.gate.models import GateResult
 from cairn_action.gate.policy import policy_of
-from cairn_action.render.explorer_cases import cases_data, diff_order, removed_data
-from cairn_action.render.explorer_summary import build_summary
-from cairn_action.render.reliability import build_reliability
+from cairn_action.render.explorer.cases import cases_data, diff_order, removed_data
+from cairn_action.render.explorer.overview import build_summary
+from cairn_action.render.explorer.reliability import build_reliability
 from cairn_action.report.models import Report
 from cairn_action.run.models import CaseRecord, RunHeader
 

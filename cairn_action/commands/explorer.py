@@ -23,7 +23,7 @@ def default_out(report: Path, baseline: Path | None) -> Path:
 
 def cmd_view(args: argparse.Namespace) -> int:
     from cairn_action.gate import run_gate
-    from cairn_action.render.explorer import explorer_page
+    from cairn_action.render.explorer.page import explorer_page
     from cairn_action.report.io import read_report, write_text_atomic
     from cairn_action.run.artifact import read_artifact
 

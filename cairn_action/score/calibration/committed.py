@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cairn_action.config import UNHASHED, Config, prune_retrieval_defaults
 from cairn_action.golden.split import SplitSummary
-from cairn_action.score.calibration import CalibrationStatus, ThresholdFit
+from cairn_action.score.calibration.threshold import CalibrationStatus, ThresholdFit
 
 CALIBRATION_SCHEMA_VERSION = 1
 CALIBRATION_KIND = "cairn-calibration"

@@ -8,8 +8,8 @@ from cairn_action.config import Config, config_hash
 from cairn_action.golden.models import GoldenCase
 from cairn_action.golden.split import SplitSummary
 from cairn_action.run.models import CaseRecord
-from cairn_action.score.calibration import Procedure, advise, fit_split, fit_threshold
-from cairn_action.score.calibration_file import CalibrationFile, steps_of, system_hash
+from cairn_action.score.calibration.committed import CalibrationFile, steps_of, system_hash
+from cairn_action.score.calibration.threshold import Procedure, advise, fit_split, fit_threshold
 from cairn_action.score.outcome import calibration_inputs
 
 
