@@ -33,6 +33,8 @@ LIMIT_DOCUMENT = 16 * MiB
 LIMIT_REPORT = 256 * MiB
 LIMIT_ARTIFACT = 1024 * MiB
 LIMIT_CACHE_ENTRY = 64 * MiB
+LIMIT_EVENT = 32 * MiB
+"""GitHub caps a webhook payload, which the runner's event file holds, at 25 MB."""
 
 MAX_JSON_DEPTH = 64
 """Nesting no Cairn file comes near; deeper is an attack or an accident (and recursion in the parser)."""
@@ -338,22 +340,39 @@ def atomic_writer(
         raise
 
 
-def write_bytes(path: Path, data: bytes, *, what: str = "the file", hint: str = HINT_WRITE) -> None:
-    """Write `data` to `path` atomically, creating its folder; DataError (path first) when it cannot."""
+def write_bytes(
+    path: Path, data: bytes, *, what: str = "the file", hint: str = HINT_WRITE, durable: bool = True
+) -> None:
+    """Write `data` to `path` atomically, creating its folder; DataError (path first) when it cannot.
+    `durable=False` (a scratch file, a corpus generated again on demand) skips the fsyncs."""
     path = Path(path)
     check_output_file(path, what=what, hint=hint)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_writer(path) as handle:
+        with atomic_writer(path, durable=durable) as handle:
             handle.write(data)
     except OSError as exc:
         raise _write_error(path, what, exc, hint) from None
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
 
 
-def write_text(path: Path, text: str, *, what: str = "the file", hint: str = HINT_WRITE) -> None:
+def write_text(
+    path: Path, text: str, *, what: str = "the file", hint: str = HINT_WRITE, durable: bool = True
+) -> None:
     """`write_bytes` of UTF-8 text with `\\n` line ends."""
-    write_bytes(path, text.encode("utf-8"), what=what, hint=hint)
+    write_bytes(path, text.encode("utf-8"), what=what, hint=hint, durable=durable)
+
+
+def append_text(path: Path, text: str, *, what: str, hint: str = HINT_WRITE) -> None:
+    """Append UTF-8 text to `path` (created if absent): for files another program owns and reads as a log,
+    such as the runner's GITHUB_OUTPUT, where replacing the file would lose what others wrote."""
+    path = Path(path)
+    try:
+        with path.open("a", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise _write_error(path, what, exc, hint) from None
 
 
 def make_dirs(path: Path, *, what: str, hint: str = HINT_WRITE) -> None:

@@ -7,7 +7,8 @@ commands/, and `action.entry`, what the container runs). `squad` (the SQuAD text
 judge and the scores; `contract` (the target contract's types) by everyone. The package root re-exports the
 public API from every layer (lazily: cairn_action/__init__.py), so it sits with the entry points.
 Each check collects every violation in the package and reports them all at once.
-Only the entry points, config and gh/ read the environment.
+Only the entry points, config and gh/ read the environment, and only files.py reads or writes files (with the
+few exceptions FILE_IO_ELSEWHERE names, each with its reason).
 """
 
 from __future__ import annotations
@@ -239,4 +240,60 @@ def test_architecture__pure_stage_check__reports_every_violation() -> None:
     assert _pure_stage_violations(planted) == [
         "render.a imports cairn_action.run.journal: run IO in a pure stage",
         "render.a imports cairn_action.providers: a provider in a pure stage",
+    ]
+
+
+# Every file is read or written through files.py (its size limits, strict UTF-8, atomic writes and its
+# `path: what` DataErrors). These modules do what files.py's whole-file helpers cannot, each for a reason:
+FILE_IO_ELSEWHERE = {
+    "files": "the helpers themselves",
+    "action.child.index_folder": "opens relative to folder descriptors with O_NOFOLLOW, so a symlink planted "
+    "in the index cache cannot redirect a read or a write",
+    "run.artifact": "streams the run artifact: read line by line, appended record by record as cases finish",
+    "run.lock": "holds the lock file open for the run's length (flock); reads and writes nothing",
+    "retrieval.embedding": "hashes the embedding model (hundreds of MB) in 1 MiB blocks, never read whole",
+    "commands.show": "points stdout at os.devnull once a pager has closed the pipe",
+    "scaffold.my_rag": "the user's stand-in target that `cairn init` copies into a new project: user code",
+}
+_FILE_IO_CALLS = {"read_text", "write_text", "read_bytes", "write_bytes", "open", "fdopen"}
+
+
+def _file_io_violations(sources: dict[str, str]) -> list[str]:
+    """Every `open(...)`, `x.open(...)`, `x.read_text(...)` and the like outside files.py and the modules
+    above; a call on the `files` module itself (`files.read_text`) is the way it should be."""
+    found = []
+    for dotted, source in sorted(sources.items()):
+        if dotted in FILE_IO_ELSEWHERE:
+            continue
+        calls = sorted(
+            (n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)), key=lambda n: n.lineno
+        )
+        for node in calls:
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "open":
+                found.append(f"{dotted}:{node.lineno} calls open()")
+            elif (
+                isinstance(func, ast.Attribute)
+                and func.attr in _FILE_IO_CALLS
+                and not (isinstance(func.value, ast.Name) and func.value.id == "files")
+            ):
+                found.append(f"{dotted}:{node.lineno} calls .{func.attr}()")
+    return found
+
+
+def test_architecture__file_io__only_through_files_py() -> None:
+    violations = _file_io_violations(_sources())
+    _assert_none(violations, "file reads or writes outside files.py")
+
+
+def test_architecture__file_io_check__reports_every_violation() -> None:
+    planted = {
+        "report.a": "def f(p):\n    return p.read_text(encoding='utf-8')\n",
+        "gh.b": "with open(x) as f:\n    pass\nos.open(y, 0)\nfiles.read_text(z)\n",
+        "run.lock": "os.open(y, 0)\n",
+    }
+    assert _file_io_violations(planted) == [
+        "gh.b:1 calls open()",
+        "gh.b:3 calls .open()",
+        "report.a:2 calls .read_text()",
     ]

@@ -26,6 +26,7 @@ from cairn_action.action.runtime import ConfigResult, Runtime
 from cairn_action.action.verdict import LabelState, Outcome, Subject, gated, no_baseline
 from cairn_action.config import Config
 from cairn_action.errors import CairnError
+from cairn_action.files import write_bytes
 from cairn_action.gh.gateway import Pull
 from cairn_action.gh.inputs import DEFAULT_CONFIG
 from cairn_action.render.escape import safe_token
@@ -91,7 +92,7 @@ def _baseline(data: bytes, path: str) -> Report:
     """The base commit's baseline, read with the report reader's checks (never from the artifact)."""
     with tempfile.TemporaryDirectory(prefix="cairn-base-") as folder:
         copy = Path(folder) / Path(path).name
-        copy.write_bytes(data)
+        write_bytes(copy, data, what="the baseline copy", durable=False)
         return read_report(copy)
 
 

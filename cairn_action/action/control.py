@@ -34,6 +34,7 @@ from cairn_action.action.runtime import ControlRun
 from cairn_action.action.trust import Grants, Trusted, check_key_names, check_routes
 from cairn_action.config import Config, LoadedConfig
 from cairn_action.errors import CairnError
+from cairn_action.files import write_bytes, write_text
 from cairn_action.gate import policy_of
 from cairn_action.gate.control import changed_cases, probe_cases, probe_size
 from cairn_action.gh.gateway import GitHubGateway
@@ -70,7 +71,7 @@ def control_runner(
             """The child asks `plan` of `loaded`'s system, into a fresh artifact and cache; judged here."""
             name = head.config.name
             plan_file = scratch.run / f"{name}.{stem}-plan.json"
-            plan_file.write_text(json.dumps(plan), encoding="utf-8")
+            write_text(plan_file, json.dumps(plan), what="the control plan", durable=False)
             plan_file.chmod(0o644)
             artifact = scratch.artifact(name, f"{stem}.jsonl")
             argv = ["eval", "--run-only", "--no-progress", "--ask-plan", str(plan_file)]
@@ -124,7 +125,7 @@ def control_runner(
             why = why_not_base(loaded, trusted.config, base_data)
             if why is None and trusted.config is not None and base_data is not None:
                 file = scratch.run / f"{name}.base.toml"
-                file.write_bytes(base_data)
+                write_bytes(file, base_data, what="the base config", durable=False)
                 file.chmod(0o644)
                 base = LoadedConfig(config=trusted.config, source=file, base_dir=scratch.run)
                 probed = probe(samples * len(changed))

@@ -17,6 +17,7 @@ from cairn_action.action.exam import exam_paths
 from cairn_action.action.runtime import Runtime
 from cairn_action.config import LoadedConfig
 from cairn_action.errors import CairnError
+from cairn_action.files import write_bytes, write_text
 from cairn_action.golden.load import GOLDEN_FILE, VERSION_FILE, parse_golden
 from cairn_action.golden.models import GoldenSet
 from cairn_action.golden.review import confirmed_by_author
@@ -71,6 +72,6 @@ def critical_review(
 def _parse_bytes(data: bytes) -> GoldenSet:
     with tempfile.TemporaryDirectory() as folder:
         jsonl = Path(folder) / GOLDEN_FILE
-        jsonl.write_bytes(data)
-        (Path(folder) / VERSION_FILE).write_text("base\n", encoding="utf-8")
+        write_bytes(jsonl, data, what="the base golden set", durable=False)
+        write_text(Path(folder) / VERSION_FILE, "base\n", what="its version", durable=False)
         return parse_golden(jsonl).golden

@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cairn_action.errors import DataError
+from cairn_action.files import read_text
 from cairn_action.report.io import dumps, sealed_copy, write_text_atomic
 from cairn_action.report.models import Report
 
@@ -84,7 +85,8 @@ def read_handoffs(folder: Path) -> list[Handoff]:
         if path.stat().st_size > MAX_RESULT_BYTES:
             raise DataError(f"{path}: larger than {MAX_RESULT_BYTES} bytes", "this is not Cairn's file")
         try:
-            handoffs.append(Handoff.model_validate(json.loads(path.read_text(encoding="utf-8"))))
+            text = read_text(path, what="a Cairn result file", limit=MAX_RESULT_BYTES)
+            handoffs.append(Handoff.model_validate(json.loads(text)))
         except (ValueError, ValidationError) as exc:
             raise DataError(
                 f"{path}: not a Cairn result file: {str(exc).splitlines()[0][:200]}",

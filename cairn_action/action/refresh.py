@@ -19,6 +19,7 @@ from cairn_action.action.runtime import ConfigResult, Runtime
 from cairn_action.action.trust import Trusted
 from cairn_action.config import LoadedConfig, config_hash
 from cairn_action.errors import CairnError
+from cairn_action.files import LIMIT_REPORT, read_bytes
 from cairn_action.gate.compare import compare
 from cairn_action.gh.comments import find_sticky
 from cairn_action.render.comment_view import marker
@@ -125,7 +126,9 @@ def refresh_config(rt: Runtime, loaded: LoadedConfig) -> tuple[ConfigResult, dic
         return unchanged, {}
     kept, latest = write_report(report, rt.workdir / REPORTS_DIR)
     files = {
-        rt.repo_path(f"{REPORTS_DIR}/{p.relative_to(rt.workdir / REPORTS_DIR).as_posix()}"): p.read_bytes()
+        rt.repo_path(f"{REPORTS_DIR}/{p.relative_to(rt.workdir / REPORTS_DIR).as_posix()}"): read_bytes(
+            p, what="the report", limit=LIMIT_REPORT
+        )
         for p in (kept, latest)
     }
     refreshed = ConfigResult.of(
@@ -152,7 +155,9 @@ def run_baseline_mode(rt: Runtime, configs: Sequence[LoadedConfig]) -> list[Conf
     write_text_atomic(
         board, render_leaderboard([r for _, r in read_latest_reports(rt.workdir / REPORTS_DIR, cases=False)])
     )
-    files[rt.repo_path(f"{REPORTS_DIR}/{LEADERBOARD}")] = board.read_bytes()
+    files[rt.repo_path(f"{REPORTS_DIR}/{LEADERBOARD}")] = read_bytes(
+        board, what="the leaderboard", limit=LIMIT_REPORT
+    )
     names = ", ".join(r.config_name for r in results if r.headline == "baseline refreshed")
     message = f"cairn: baseline for {names} at {rt.context.sha[:7]} [skip ci]"
     sha = rt.gateway.commit_files(branch, files, message)

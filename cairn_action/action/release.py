@@ -32,6 +32,7 @@ from cairn_action.action.release_history import (
 from cairn_action.action.runtime import Runtime
 from cairn_action.config import Config, config_hash, embedded_default, embedded_golden_path, parse_config
 from cairn_action.errors import CairnError, DataError
+from cairn_action.files import LIMIT_GOLDEN, LIMIT_VERSION, read_bytes
 from cairn_action.gate.release_decision import Evaluation, ReleaseDecision, decide_release
 from cairn_action.gh.gateway import GitHubGateway, ReleaseInfo
 from cairn_action.gh.workflow import WorkflowLog
@@ -123,8 +124,13 @@ def _at_tag(gateway: GitHubGateway, request: ReleaseRequest, path: str, tag: str
     config, embedded = _config_at(gateway, path, tag, default=request.config_is_default)
     if embedded:
         jsonl = embedded_golden_path()
-        data = jsonl.read_bytes() if jsonl.is_file() else None
-        version_bytes = (jsonl.parent / VERSION_FILE).read_bytes() if data is not None else None
+        data = (
+            read_bytes(jsonl, what="the shipped golden set", limit=LIMIT_GOLDEN) if jsonl.is_file() else None
+        )
+        version = jsonl.parent / VERSION_FILE
+        version_bytes = (
+            read_bytes(version, what="its version", limit=LIMIT_VERSION) if data is not None else None
+        )
     else:
         files = _golden_files(config, path)
         if files is None:

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from cairn_action.attack.models import ATTACK_KIND, AttackReport
 from cairn_action.attack.render import render_attack_report
 from cairn_action.errors import CairnError, DataError
-from cairn_action.files import LIMIT_REPORT, JsonProblem, parse_json, read_text
+from cairn_action.files import LIMIT_REPORT, JsonProblem, parse_json, read_bytes, read_text
 from cairn_action.report.io import dumps, write_text_atomic
 
 
@@ -29,9 +29,9 @@ def is_attack_report(path: Path) -> bool:
 
 def read_attack_report(path: Path) -> AttackReport:
     try:
-        return AttackReport.model_validate_json(path.read_bytes())
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read the attack report ({exc.strerror})", "check the path") from None
+        return AttackReport.model_validate_json(
+            read_bytes(path, what="the attack report", limit=LIMIT_REPORT)
+        )
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"

@@ -29,6 +29,7 @@ from cairn_action.attack.fixed_sets import (
 from cairn_action.attack.models import Probe
 from cairn_action.config import ATTACK_FAMILIES, AttackFamily
 from cairn_action.errors import DataError
+from cairn_action.files import LIMIT_GOLDEN, read_text
 from cairn_action.golden.models import GoldenCase, GoldenSet
 
 SUITE_VERSION = "attack-suite-1"
@@ -253,7 +254,9 @@ def load_extra_probes(path: Path) -> list[Probe]:
     if not path.is_file():
         raise DataError(f"{path}: extra probes file not found", "fix [attack] extra_probes, or remove it")
     probes, problems = [], []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(
+        read_text(path, what="the extra probes file", limit=LIMIT_GOLDEN).splitlines(), start=1
+    ):
         if not line.strip():
             continue
         try:

@@ -78,6 +78,8 @@ def measured_sets(golden: Path) -> list[MeasuredSet]:
     import json
     import os
 
+    from cairn_action.errors import CairnError
+    from cairn_action.files import LIMIT_REPORT, read_text
     from cairn_action.golden.history import MeasuredSet
 
     # No resolve(): a bad path (a loop, a missing folder) is the golden check's to report, as one line.
@@ -98,9 +100,9 @@ def measured_sets(golden: Path) -> list[MeasuredSet]:
     found = []
     for path in reports:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_text(path, what="a report", limit=LIMIT_REPORT))
             found.append(MeasuredSet(str(path), data["golden_version"], data["notes"].get("golden_hash", "")))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (CairnError, OSError, ValueError, KeyError, TypeError, AttributeError):
             continue
     return found
 

@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cairn_action.errors import CairnError, ExitCode
-from cairn_action.files import check_output_dir, os_errors_as_data_errors
+from cairn_action.files import (
+    LIMIT_CONFIG,
+    LIMIT_DOCUMENT,
+    check_output_dir,
+    os_errors_as_data_errors,
+    read_bytes,
+    read_text,
+    write_bytes,
+)
 
 if TYPE_CHECKING:
     import argparse
@@ -76,7 +84,7 @@ def default_branch(folder: Path) -> str:
 def scaffold_files(branch: str = EXAMPLE_BRANCH) -> dict[str, bytes]:
     """Every file `cairn init` writes, by its path relative to DIR."""
     files = {
-        p.relative_to(SCAFFOLD).as_posix(): p.read_bytes()
+        p.relative_to(SCAFFOLD).as_posix(): read_bytes(p, what="the scaffold", limit=LIMIT_DOCUMENT)
         for p in sorted(SCAFFOLD.rglob("*"))
         if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
     }
@@ -86,7 +94,9 @@ def scaffold_files(branch: str = EXAMPLE_BRANCH) -> dict[str, bytes]:
     files.update(
         {
             f"{folder}/{name}": fit_workflow(
-                (workflows / name).read_text(encoding="utf-8"), corpus=corpus, branch=branch
+                read_text(workflows / name, what="the example workflow", limit=LIMIT_CONFIG),
+                corpus=corpus,
+                branch=branch,
             ).encode("utf-8")
             for folder, name in placed
         }
@@ -121,9 +131,7 @@ def _write_scaffold(target: Path, files: dict[str, bytes]) -> None:
             "`cairn init` never overwrites: run it in a new or empty folder, or move those files aside",
         )
     for rel, data in files.items():
-        path = target / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        write_bytes(target / rel, data, what=rel)
 
 
 def cmd_init(args: argparse.Namespace) -> int:

@@ -19,7 +19,7 @@ from cairn_action.config.models import (
     Config,
 )
 from cairn_action.errors import CairnError, ConfigError
-from cairn_action.files import LIMIT_CONFIG, exists, is_file, not_found, read_text
+from cairn_action.files import LIMIT_CONFIG, LIMIT_GOLDEN, exists, is_file, not_found, read_bytes, read_text
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 """cairn_action/, where the wheel carries the shipped golden set and default config."""
@@ -277,8 +277,13 @@ def is_shipped_golden(path: Path) -> bool:
     if path.resolve() == shipped.resolve():
         return True
     try:
-        return path.is_file() and shipped.is_file() and path.read_bytes() == shipped.read_bytes()
-    except OSError:
+        return (
+            path.is_file()
+            and shipped.is_file()
+            and read_bytes(path, what="a golden set", limit=LIMIT_GOLDEN)
+            == read_bytes(shipped, what="the shipped golden set", limit=LIMIT_GOLDEN)
+        )
+    except (CairnError, OSError):
         return False
 
 
@@ -302,7 +307,7 @@ def embedded_default(cwd: Path) -> LoadedConfig:
     if shipped is None:  # an installation without the shipped files: the built-in defaults
         config = Config(name=DEFAULT_CONFIG_NAME)
     else:
-        text = shipped.read_text(encoding="utf-8")
+        text = read_text(shipped, what="the shipped config", limit=LIMIT_CONFIG)
         config = parse_config(tomllib.loads(text), shipped, text)
     config = config.model_copy(
         update={

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn_action.errors import CairnError
+from cairn_action.files import LIMIT_EVENT, exists, read_text
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_SERVER_URL = "https://github.com"
@@ -150,11 +151,12 @@ def _workflow_run(payload: Mapping[str, Any], where: str) -> WorkflowRunEvent:
 
 
 def read_event(path: Path) -> dict[str, Any]:
+    if not exists(path):
+        raise CairnError(f"{path}: event file not found", "run the action inside GitHub Actions")
+    text = read_text(path, what="the event payload", hint="this is the runner's file", limit=LIMIT_EVENT)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CairnError(f"{path}: event file not found", "run the action inside GitHub Actions") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
         raise CairnError(f"{path}: unreadable event payload: {exc}", "this is the runner's file") from None
     if not isinstance(data, dict):
         raise CairnError(f"{path}: the event payload is not a JSON object", "this is the runner's file")

@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol, TextIO
 
+from cairn_action.files import append_text, write_text
+
 MAX_SUMMARY_BYTES = 1024 * 1024
 """GitHub refuses a step summary over 1 MiB (docs/action/github-facts.md#outputs)."""
 
@@ -115,8 +117,7 @@ class Workflow:
         if self.output_file is None:
             self.info(f"output {name}: {value}")
             return
-        with self.output_file.open("a", encoding="utf-8", newline="\n") as handle:
-            handle.write(entry)
+        append_text(self.output_file, entry, what="the step's outputs (GITHUB_OUTPUT)")
 
     def add_summary(self, markdown: str) -> None:
         """Append to the job summary, cut to GitHub's 1 MiB with a note rather than lost entirely."""
@@ -131,8 +132,8 @@ class Workflow:
                 cut + "\n\n*(summary cut at GitHub's 1 MiB limit; the full comment is in the artifact)*\n"
             )
             self.warning("the job summary was cut at GitHub's 1 MiB limit")
-        with self.summary_file.open("a", encoding="utf-8", newline="\n") as handle:
-            handle.write(markdown if markdown.endswith("\n") else markdown + "\n")
+        text = markdown if markdown.endswith("\n") else markdown + "\n"
+        append_text(self.summary_file, text, what="the job summary (GITHUB_STEP_SUMMARY)")
 
 
 class WorkflowLog(Protocol):
@@ -178,5 +179,4 @@ class PlainLog:
 
     def add_summary(self, markdown: str) -> None:
         if self.summary is not None:
-            self.summary.parent.mkdir(parents=True, exist_ok=True)
-            self.summary.write_text(markdown + "\n", encoding="utf-8")
+            write_text(self.summary, markdown + "\n", what="the summary")

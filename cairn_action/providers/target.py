@@ -43,6 +43,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cairn_action.errors import ConfigError, InfrastructureError
+from cairn_action.files import LIMIT_DOCUMENT, read_bytes
 from cairn_action.providers.base import AnswerRequest, AnswerResult
 from cairn_action.providers.http import HttpClient
 from cairn_action.providers.prompt import parse_probability
@@ -406,7 +407,8 @@ def python_code_hash(function: Callable[..., Any]) -> str:
     digest = hashlib.sha256(f"python\0{getattr(function, '__qualname__', '')}\n".encode())
     for file in files:
         rel = next((file.relative_to(b).as_posix() for b in base if file.is_relative_to(b)), file.name)
-        digest.update(f"{rel}\0{hashlib.sha256(file.read_bytes()).hexdigest()}\n".encode())
+        source = read_bytes(file, what="the target's source", limit=LIMIT_DOCUMENT)
+        digest.update(f"{rel}\0{hashlib.sha256(source).hexdigest()}\n".encode())
     return digest.hexdigest()[:16]
 
 

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from cairn_action.errors import DataError
+from cairn_action.errors import CairnError, DataError
 from cairn_action.files import (
     LIMIT_REPORT,
     JsonProblem,
@@ -113,8 +113,8 @@ def write_report(report: Report, reports_dir: Path) -> tuple[Path, Path]:
 
 def _same_text(path: Path, text: str) -> bool | None:
     try:
-        return path.read_text(encoding="utf-8") == text
-    except (OSError, ValueError):
+        return read_text(path, what="the report", limit=LIMIT_REPORT) == text
+    except CairnError:
         return False
 
 

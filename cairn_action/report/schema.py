@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from cairn_action.files import write_text
 from cairn_action.golden.models import GoldenCase
 from cairn_action.report.models import Report
 from cairn_action.score.calibration.committed import CalibrationFile
@@ -38,6 +39,6 @@ def export_schemas(folder: Path) -> list[Path]:
     written = []
     for name, model in SCHEMAS.items():
         path = folder / name
-        path.write_text(schema_text(model), encoding="utf-8")
+        write_text(path, schema_text(model), what="the schema")
         written.append(path)
     return written

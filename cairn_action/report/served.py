@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from cairn_action.files import LIMIT_CONFIG, read_text
 from cairn_action.report.models import Report
 from cairn_action.report.stamp import Stamp
 
@@ -101,7 +102,7 @@ def from_report(report: Report, *, commit: str | None = None) -> ServedStamp:
 
 def load_served_stamp(path: str | Path) -> ServedStamp:
     """Read the JSON `cairn stamp --json` wrote."""
-    return ServedStamp.model_validate_json(Path(path).read_text(encoding="utf-8"))
+    return ServedStamp.model_validate_json(read_text(Path(path), what="the served stamp", limit=LIMIT_CONFIG))
 
 
 def with_stamp(description: str, stamp: ServedStamp) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cairn_action.errors import DataError
-from cairn_action.files import check_output_dir, os_errors_as_data_errors
+from cairn_action.files import check_output_dir, os_errors_as_data_errors, write_text
 from cairn_action.index.corpus import DOCUMENT_SUFFIXES, corpus_hash_of, load_corpus
 from cairn_action.sample import documents
 from cairn_action.sample.draw import Draw
@@ -107,9 +107,8 @@ def _write_corpus(out: Path, files: Mapping[str, str], *, prune: bool) -> None:
     for path in foreign:
         path.unlink()
     for rel, text in files.items():
-        target = out / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(text.encode("utf-8"))
+        # Not durable: the sample is generated again, identical, whenever it is missing.
+        write_text(out / rel, text, what="the sample corpus", durable=False)
 
 
 def ensure_sample_corpus(path: Path, seed: int = DEFAULT_SEED) -> str | None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 from scipy import stats
 
-from cairn_action.errors import DataError
+from cairn_action.errors import CairnError, DataError
 from cairn_action.files import LIMIT_CONFIG, read_text
 from cairn_action.golden.agreement import cohen_kappa
 
@@ -178,6 +178,6 @@ def read_check(path: Path) -> JudgeCheck | None:
     if not path.is_file():
         return None
     try:
-        return JudgeCheck.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return JudgeCheck.model_validate_json(read_text(path, what="the judge check", limit=LIMIT_CONFIG))
+    except (CairnError, ValueError):
         return None

@@ -28,6 +28,7 @@ from cairn_action.action.runtime import AttackRun, Evaluate
 from cairn_action.action.trust import Grants, Trusted, check_key_names, check_routes
 from cairn_action.config import SAMPLE_CORPUS_DIR, Config, LoadedConfig
 from cairn_action.errors import CairnError, DataError, ExitCode, InfrastructureError, InternalError
+from cairn_action.files import write_text
 from cairn_action.gh.workflow import Workflow
 from cairn_action.golden.sealed import sealed_files
 from cairn_action.report.io import read_report
@@ -422,14 +423,14 @@ def evaluator(
                 wanted = _shortfall(loaded, run, base, created)
                 plan = scratch.run / f"{name}.confirm-plan.json"
                 if wanted:
-                    plan.write_text(json.dumps(wanted), encoding="utf-8")
+                    write_text(plan, json.dumps(wanted), what="the confirmation plan", durable=False)
                     plan.chmod(0o644)
                     child_run(loaded, [*argv, "--confirm-plan", str(plan)], artifact)
                     run = judged(loaded, artifact, judge, trusted, corpus)
                 # Known-flaky changed cases (samples split, still differing) get more samples (issue 23).
                 more = _flaky_round(loaded, run, base, created)
                 if more:
-                    plan.write_text(json.dumps(more), encoding="utf-8")
+                    write_text(plan, json.dumps(more), what="the confirmation plan", durable=False)
                     plan.chmod(0o644)
                     child_run(loaded, [*argv, "--confirm-plan", str(plan)], artifact)
                     run = judged(loaded, artifact, judge, trusted, corpus)
