@@ -46,6 +46,19 @@ def test_measure__tpr_tnr_wilson_and_kappa__match_the_closed_forms(
     assert check.summary() == f"judge: lexical, kappa {check.kappa:.2f} on {len(human)} labels"
 
 
+def test_wilson__every_k_of_n_up_to_80__equals_scipys_wilson_interval() -> None:
+    # The module computes the interval without scipy (importing scipy.stats cost every report ~0.9 s);
+    # scipy's own `proportion_ci(method="wilson")` is the reference it replaced, end points included.
+    from scipy import stats
+
+    from cairn_action.score.judge_check import _wilson as wilson
+
+    for n in range(1, 81):
+        for k in range(n + 1):
+            ci = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+            assert wilson(k, n) == pytest.approx((k / n, ci.low, ci.high), abs=1e-12), (k, n)
+
+
 def test_measure__one_label_throughout__kappa_undefined_and_said() -> None:
     check = measure([True, True], [True, True], judge_name="lexical", labels="l", sha256="")
     assert check.kappa is None and check.tnr is None

@@ -1,0 +1,65 @@
+"""What an offline `cairn eval` on the sample must not import (issue 27, the offline floor).
+
+Each of these modules cost every start without serving the command (`python -X importtime`): scipy.stats
+(~0.9 s, once pulled in by the judge check's Wilson interval), the HTTP stack and chat clients, the
+templating and GitHub libraries, the dense encoder's runtime. The eval runs in a fresh interpreter, since
+this test process has imported most of them already; the child reports its `sys.modules`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Never needed by a BM25 run of the stub answerer with the lexical judge, cold or warm.
+NEVER = (
+    "scipy.stats",
+    "requests",
+    "jinja2",
+    "github",
+    "onnxruntime",
+    "tokenizers",
+    "cairn_action.providers.build",
+)
+# Needed only to build a BM25 index: a warm run reads the cached one without them.
+ONLY_TO_BUILD = ("bm25s", "scipy")
+
+_CHILD = """
+import json, sys
+from cairn_action.cli import main
+code = main(["eval"])
+json.dump({"code": code, "modules": sorted(sys.modules)}, open(sys.argv[1], "w"))
+"""
+
+
+def _eval_modules(project: Path, out: Path) -> set[str]:
+    subprocess.run(
+        [sys.executable, "-c", _CHILD, str(out)], cwd=project, check=True, capture_output=True, timeout=300
+    )
+    result = json.loads(out.read_text())
+    assert result["code"] == 0
+    return set(result["modules"])
+
+
+def _offenders(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return [n for n in names if n in modules or any(m.startswith(n + ".") for m in modules)]
+
+
+def test_offline_eval__sample_cold_then_warm__imports_nothing_it_does_not_use(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("cairn.toml", "cairn.calibration.json"):
+        shutil.copy(REPO / name, project / name)
+    shutil.copytree(REPO / "golden", project / "golden")
+
+    cold = _eval_modules(project, tmp_path / "cold.json")
+    assert _offenders(cold, NEVER) == []
+    assert "cairn_action.report.models" in cold  # the child did run the eval through to the report
+
+    warm = _eval_modules(project, tmp_path / "warm.json")
+    assert _offenders(warm, NEVER + ONLY_TO_BUILD) == []
