@@ -8,8 +8,10 @@ dates, durations, product codes, capitalised names. No knowledge of any particul
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from functools import cache
 
 
 class AnswerType(Enum):
@@ -67,36 +69,37 @@ _DAY = (
     rf"|{_WEEKDAY}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?(?:\s+{_MONTH})?)?"
 )
 
-_PATTERNS: dict[str, re.Pattern[str]] = {
-    "money": re.compile(
+# Compiled on first use, not at import (see `_pattern`).
+_PATTERNS: dict[str, Callable[[], re.Pattern[str]]] = {
+    "money": lambda: re.compile(
         _QUALIFIER
         + r"[£$€]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|m|bn|k)\b)?"
         + r"(?:\s+(?:a|per)\s+(?:month|year|week|case|delivery))?",
         re.IGNORECASE,
     ),
-    "percent": re.compile(_QUALIFIER + r"\d+(?:\.\d+)?\s?(?:%|per\s?cent\b)", re.IGNORECASE),
+    "percent": lambda: re.compile(_QUALIFIER + r"\d+(?:\.\d+)?\s?(?:%|per\s?cent\b)", re.IGNORECASE),
     # A clock time, or a range of them, with the day it falls on when the sentence names one.
-    "time": re.compile(
+    "time": lambda: re.compile(
         rf"\b(?:{_CLOCK}(?:\s?(?:to|-|\u2013|until)\s?{_CLOCK})?|\d{{1,2}}\s?{_MERIDIEM}|midday|midnight|noon)"
         rf"(?:\s+on\s+(?:{_DAY}|(?-i:{_CAPITALISED}\s+{_CAPITALISED})\b))?",
         re.IGNORECASE,
     ),
-    "date": re.compile(
+    "date": lambda: re.compile(
         rf"(?:{_WEEKDAY},?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:\s+\d{{4}})?"
         rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|{_MONTH}\s+\d{{4}}"
     ),
-    "year": re.compile(r"\b(?:19|20)\d{2}\b"),
-    "weekday": re.compile(rf"\b{_WEEKDAY}s?\b"),
-    "duration": re.compile(
+    "year": lambda: re.compile(r"\b(?:19|20)\d{2}\b"),
+    "weekday": lambda: re.compile(rf"\b{_WEEKDAY}s?\b"),
+    "duration": lambda: re.compile(
         _QUALIFIER + rf"(?:\d+(?:\.\d+)?|{_NUMBER_WORD})(?:\s|-){_TIME_UNIT}\b", re.IGNORECASE
     ),
-    "measure": re.compile(
+    "measure": lambda: re.compile(
         _QUALIFIER + rf"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:\s?x\s?\d[\d,]*(?:\.\d+)?)?\s?{_MEASURE}\b",
         re.IGNORECASE,
     ),
-    "phone": re.compile(r"(?<![\w£$€.,])(?:\+44\s?|0)\d{2,4}(?:[\s-]?\d{3,4}){1,2}\b"),
-    "code": re.compile(r"\b[A-Z]{2,}(?:-[A-Z0-9]+)+\b"),
-    "temperature": re.compile(
+    "phone": lambda: re.compile(r"(?<![\w£$€.,])(?:\+44\s?|0)\d{2,4}(?:[\s-]?\d{3,4}){1,2}\b"),
+    "code": lambda: re.compile(r"\b[A-Z]{2,}(?:-[A-Z0-9]+)+\b"),
+    "temperature": lambda: re.compile(
         _QUALIFIER
         + r"[-\u2212]?\d+(?:\.\d+)?\s?°\s?[CF]\b"
         + r"(?:\s+or\s+(?:colder|warmer|below|above|less|more))?",
@@ -104,14 +107,24 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     ),
     # A bare figure, with its unit of measure if it has one; not a figure that starts a duration, nor a
     # year ("in 2025" counts nothing).
-    "number": re.compile(
+    "number": lambda: re.compile(
         _QUALIFIER + r"(?<![\w:.\-\u2212])(?!(?:19|20)\d\d\b)\d[\d,]*(?:\.\d+)?(?![\w:%°])"
         rf"(?!\s+{_TIME_UNIT}\b)(?:\s?{_MEASURE}\b)?",
         re.IGNORECASE,
     ),
-    "name": re.compile(rf"\b{_CAPITALISED}(?:[ -](?:{_CAPITALISED}|of|and|de|van))*[ -]{_CAPITALISED}\b"),
-    "proper": re.compile(r"\b[A-Z][A-Za-z'\u2019]+(?:\s+[A-Z][A-Za-z'\u2019]+)*\b"),
+    "name": lambda: re.compile(
+        rf"\b{_CAPITALISED}(?:[ -](?:{_CAPITALISED}|of|and|de|van))*[ -]{_CAPITALISED}\b"
+    ),
+    "proper": lambda: re.compile(r"\b[A-Z][A-Za-z'\u2019]+(?:\s+[A-Z][A-Za-z'\u2019]+)*\b"),
 }
+
+
+@cache
+def _pattern(kind: str) -> re.Pattern[str]:
+    """The compiled pattern of a kind. Compiling all of them took ~50 ms of every start of `cairn`, including
+    the warm runs whose answers all come from the cache and never look for a span."""
+    return _PATTERNS[kind]()
+
 
 # Kinds searched for each answer type, best first.
 KINDS: dict[AnswerType, tuple[str, ...]] = {
@@ -144,46 +157,51 @@ _NOT_NAMES = frozenset(
     """.split()
 )
 
-_QUESTION_RULES: tuple[tuple[re.Pattern[str], AnswerType], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), kind)
-    for pattern, kind in (
-        (r"^\s*why\b|\bexplain\b|\bwhat is the reason\b", AnswerType.REASON),
-        (r"\b(?:what|which|in what|in which) year\b", AnswerType.YEAR),
-        (r"\bhow (?:cold|warm|hot)\b|\bwhat temperature\b|\bdegrees\b", AnswerType.TEMPERATURE),
-        (
-            r"\bwhat percent(?:age)?\b|\bwhat (?:\w+\s)?(?:rate|discount|surcharge|percentage)\b",
-            AnswerType.PERCENT,
-        ),
-        (r"\bhow many (?:\w+\s)?(?:minutes|hours|days|weeks|months|years)\b", AnswerType.DURATION),
-        (
-            r"\bhow (?:long|soon|quickly|fast|late|early|far in advance|far ahead)\b|\bhow much time\b"
-            r"|\bby when\b",
-            AnswerType.DURATION,
-        ),
-        (r"\bdeadline\b|\bwindow\b|\bpayment terms\b|\bnotice\b", AnswerType.DURATION),
-        (
-            r"\b(?:what|which) (?:phone |telephone )?number\b|\bnumber (?:do|should|can|must) (?:i|we)\b"
-            r"|\b(?:phone|telephone|mobile|fax|registration|account|reference|vat|company) (?:number|code)\b"
-            r"|\bsort code\b",
-            AnswerType.IDENTIFIER,
-        ),
-        (r"\bhow many\b|\bwhat quantity\b", AnswerType.COUNT),
-        (
-            r"\bwhat (?:size|weight|volume|capacity)\b|\bhow (?:big|heavy|large)\b|\bweigh\b",
-            AnswerType.MEASURE,
-        ),
-        (
-            r"\bhow much\b"
-            r"|\b(?:price|cost|(?:sur)?charge|fee|spend|value|limit|balance|amount|deposit|pay)\b",
-            AnswerType.AMOUNT,
-        ),
-        (r"\bwhat time\b|\b(?:cut-?off|open|close|closes|opens)\b", AnswerType.TIME),
-        (r"\bwhat (?:date|day)\b|\bwhich (?:date|day)\b|\bsince when\b", AnswerType.DATE),
-        (r"^\s*when\b|\bwhen (?:is|was|does|did|do|will|can|must|should)\b", AnswerType.WHEN),
-        (r"\bwho(?:m|se)?\b", AnswerType.PERSON),
-        (r"\bwhich\b|\bwhat is the name\b|\bwhat (?:\w+\s)?(?:code|sku|name)\b", AnswerType.NAME),
-    )
+_QUESTION_RULES: tuple[tuple[str, AnswerType], ...] = (
+    (r"^\s*why\b|\bexplain\b|\bwhat is the reason\b", AnswerType.REASON),
+    (r"\b(?:what|which|in what|in which) year\b", AnswerType.YEAR),
+    (r"\bhow (?:cold|warm|hot)\b|\bwhat temperature\b|\bdegrees\b", AnswerType.TEMPERATURE),
+    (
+        r"\bwhat percent(?:age)?\b|\bwhat (?:\w+\s)?(?:rate|discount|surcharge|percentage)\b",
+        AnswerType.PERCENT,
+    ),
+    (r"\bhow many (?:\w+\s)?(?:minutes|hours|days|weeks|months|years)\b", AnswerType.DURATION),
+    (
+        r"\bhow (?:long|soon|quickly|fast|late|early|far in advance|far ahead)\b|\bhow much time\b"
+        r"|\bby when\b",
+        AnswerType.DURATION,
+    ),
+    (r"\bdeadline\b|\bwindow\b|\bpayment terms\b|\bnotice\b", AnswerType.DURATION),
+    (
+        r"\b(?:what|which) (?:phone |telephone )?number\b|\bnumber (?:do|should|can|must) (?:i|we)\b"
+        r"|\b(?:phone|telephone|mobile|fax|registration|account|reference|vat|company) (?:number|code)\b"
+        r"|\bsort code\b",
+        AnswerType.IDENTIFIER,
+    ),
+    (r"\bhow many\b|\bwhat quantity\b", AnswerType.COUNT),
+    (
+        r"\bwhat (?:size|weight|volume|capacity)\b|\bhow (?:big|heavy|large)\b|\bweigh\b",
+        AnswerType.MEASURE,
+    ),
+    (
+        r"\bhow much\b"
+        r"|\b(?:price|cost|(?:sur)?charge|fee|spend|value|limit|balance|amount|deposit|pay)\b",
+        AnswerType.AMOUNT,
+    ),
+    (r"\bwhat time\b|\b(?:cut-?off|open|close|closes|opens)\b", AnswerType.TIME),
+    (r"\bwhat (?:date|day)\b|\bwhich (?:date|day)\b|\bsince when\b", AnswerType.DATE),
+    (r"^\s*when\b|\bwhen (?:is|was|does|did|do|will|can|must|should)\b", AnswerType.WHEN),
+    (r"\bwho(?:m|se)?\b", AnswerType.PERSON),
+    (r"\bwhich\b|\bwhat is the name\b|\bwhat (?:\w+\s)?(?:code|sku|name)\b", AnswerType.NAME),
 )
+
+
+@cache
+def _question_rules() -> tuple[tuple[re.Pattern[str], AnswerType], ...]:
+    """`_QUESTION_RULES` compiled, on first use (not at import, as `_pattern`)."""
+    return tuple((re.compile(pattern, re.IGNORECASE), kind) for pattern, kind in _QUESTION_RULES)
+
+
 _NOT_YES_NO = (
     AnswerType.DURATION,
     AnswerType.COUNT,
@@ -203,7 +221,7 @@ def question_type(question: str) -> AnswerType:
     # "Is it rejected, and which code...?": the wh-question after a yes/no one asks for the span.
     tail = _WH_TAIL.search(asking) if _YES_NO.match(asking) else None
     asking = asking[tail.end() :] if tail else asking
-    for pattern, kind in _QUESTION_RULES:
+    for pattern, kind in _question_rules():
         if pattern.search(asking):
             if _YES_NO.match(asking) and kind not in _NOT_YES_NO:
                 return AnswerType.YES_NO
@@ -216,7 +234,7 @@ def candidates(sentence: str, answer_type: AnswerType) -> list[Span]:
     found: list[Span] = []
     taken: list[tuple[int, int]] = []
     for kind in KINDS[answer_type]:
-        for match in _PATTERNS[kind].finditer(sentence):
+        for match in _pattern(kind).finditer(sentence):
             start, end = match.start(), match.end()
             text = match.group().strip()
             if kind == "name" and text.split()[0] in _NOT_NAMES:
