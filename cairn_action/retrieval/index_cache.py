@@ -14,7 +14,11 @@ Under `<run.cache_dir>/index/`:
   the sentence split. A warm dense or hybrid run reads three arrays instead of splitting 10,704 chunks
   into sentences and looking up 62,000 vectors by text hash (0.8 s of a 2.2 s warm run on the handbook).
 
-A second `cairn eval` over the same corpus and chunking rebuilds nothing. Every file is written whole
+A second `cairn eval` over the same corpus and chunking rebuilds nothing. `seed` names a read-only folder of
+prebuilt entries (the package ships the sample corpus's chunks and BM25 entries in `sample/index/`, built by
+`scripts/build_sample_index.py`): an entry the cache lacks and the seed holds is copied in and then read as
+any cached entry, checks included. The keys are content hashes, so a seed entry is only ever found for the
+very corpus, chunking and BM25 settings it was built from. Every file is written whole
 (temporary file, then os.replace); one that cannot be read is rebuilt and noted, never trusted. Nothing
 here deletes old entries: the folder is a cache, safe to remove.
 """
@@ -30,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cairn_action.files import atomic_writer
 from cairn_action.index.chunks import CHUNKER_VERSION, ChunkStore, ChunkTable, build_store
 from cairn_action.index.corpus import Corpus
 from cairn_action.index.sentences import SENTENCES_VERSION
@@ -62,7 +67,7 @@ class IndexStats:
     """What the cache did in this run, for the log line and the benchmark."""
 
     chunks: str = "built"
-    """`built` or `cached`."""
+    """`built`, `cached`, or `shipped` (copied from the seed folder)."""
     bm25: str = "built"
     dense: str = "built"
     problems: list[str] = field(default_factory=list)
@@ -94,9 +99,31 @@ class DenseArrays:
 class IndexCache:
     """The on-disk index under `root` (see the module docstring); `root=None` caches nothing."""
 
-    def __init__(self, root: Path | None) -> None:
+    def __init__(self, root: Path | None, seed: Path | None = None) -> None:
         self.root = None if root is None else Path(root)
+        self.seed = seed
+        """A read-only folder of prebuilt entries (see the module docstring)."""
         self.stats = IndexStats()
+
+    def _from_seed(self, name: str, *siblings: str) -> bool:
+        """Copy entry `name` (after its `siblings`) from the seed into the cache when only the seed has it.
+
+        Copied rather than read in place so that the cache folder stays whole: the Action's index-cache
+        stores that folder, and the next run reads it like any entry it built.
+        """
+        if self.root is None or self.seed is None or (self.root / name).is_file():
+            return False
+        files = [
+            self.seed / f for f in (*siblings, name)
+        ]  # `name` last: its presence says the entry is whole
+        if not all(f.is_file() for f in files):
+            return False
+        self.root.mkdir(parents=True, exist_ok=True)
+        for source in files:
+            # not durable: a cache entry a power cut tears is found unreadable and rebuilt
+            with atomic_writer(self.root / source.name, prefix=".tmp-", durable=False) as handle:
+                handle.write(source.read_bytes())
+        return True
 
     @property
     def embeddings_root(self) -> Path | None:
@@ -122,6 +149,7 @@ class IndexCache:
         if self.root is None:
             return build_store(corpus, size, overlap)
         path = self.root / f"chunks-{self.chunks_key(corpus, size, overlap)}.npz"
+        seeded = self._from_seed(path.name)
         data = self._read(path)
         if data is not None:
             try:
@@ -129,7 +157,7 @@ class IndexCache:
             except (ValueError, IndexError) as exc:  # UnicodeDecodeError and JSON errors are ValueErrors
                 self.stats.problems.append(f"{path}: inconsistent index cache entry ({exc}); rebuilt")
             else:
-                self.stats.chunks = "cached"
+                self.stats.chunks = "shipped" if seeded else "cached"
                 return store
         store = build_store(corpus, size, overlap)
         save_npz(path, **_store_arrays(corpus, store))
@@ -144,6 +172,7 @@ class IndexCache:
         # The score matrix's two big arrays sit beside the .npz as .npy files, memory-mapped when read: a
         # query touches only its tokens' columns, so most of the matrix never becomes resident.
         big = {name: self.root / f"bm25-{key}.{name}.npy" for name in ("data", "indices")}
+        seeded = self._from_seed(path.name, *(file.name for file in big.values()))
         data = self._read(path)
         if data is not None:
             try:
@@ -164,7 +193,7 @@ class IndexCache:
             except (OSError, ValueError, KeyError) as exc:  # a missing or torn .npy is an OSError/ValueError
                 self.stats.problems.append(f"{path}: inconsistent index cache entry ({exc}); rebuilt")
             else:
-                self.stats.bm25 = "cached"
+                self.stats.bm25 = "shipped" if seeded else "cached"
                 return cached
         index = build_lexical_index(store, k1=k1, b=b)
         save_npz(big["data"], array=index.data)

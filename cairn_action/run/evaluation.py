@@ -43,6 +43,7 @@ from cairn_action.run.progress import EmbeddingRate, Progress
 from cairn_action.run.runner import RunOutcome, execute_run
 from cairn_action.run.shard import ShardSpec
 from cairn_action.run.target_case import is_retrieving_target
+from cairn_action.sample import SAMPLE_INDEX
 from cairn_action.sample.generate import ensure_sample_corpus
 
 INDEX_CACHE_DIR = "index"
@@ -304,7 +305,7 @@ def run_evaluation(
         corpus,
         config.chunking,
         config.retrieval,
-        cache=IndexCache(loaded.cache_dir / INDEX_CACHE_DIR),
+        cache=IndexCache(loaded.cache_dir / INDEX_CACHE_DIR, seed=SAMPLE_INDEX),
         model_path=model_path,
         progress=EmbeddingRate(log.write),
     )

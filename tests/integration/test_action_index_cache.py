@@ -76,7 +76,8 @@ def test_action__index_cache__baseline_run__stores_the_index_and_the_next_run_re
 
     assert first.code == 0, first.stdout + first.stderr
     assert "holds no index yet" in first.stdout
-    assert "(chunks built, BM25 built)" in first.stdout
+    # the template's corpus is the sample and its config the default: the package's prebuilt entries
+    assert "(chunks shipped, BM25 shipped)" in first.stdout
     stored = sorted(p.name for p in (folder / "index").iterdir())
     assert [n.split("-")[0] for n in stored] == ["bm25", "bm25", "bm25", "chunks"]
     assert stored == sorted(p.name for p in (sim.template.path / ".cairn/cache/index").iterdir())
@@ -116,7 +117,8 @@ def test_action__index_cache__pull_request__restores_and_never_writes_back(sim: 
 def test_action__index_cache__symlink_in_the_folder__not_followed(sim: Sim) -> None:
     folder = _seeded(sim)
     # The chunks entry moved out of the folder and linked back in: a valid entry, reached only through
-    # the link. Followed, the run would say `chunks cached`.
+    # the link. Followed, the run would say `chunks cached` (not followed, the entry is the package's
+    # prebuilt one for the sample: `shipped`).
     [chunks] = (folder / "index").glob("chunks-*.npz")
     elsewhere = sim.root / "elsewhere"
     elsewhere.mkdir()
@@ -127,7 +129,7 @@ def test_action__index_cache__symlink_in_the_folder__not_followed(sim: Sim) -> N
     result = _pull_request(sim, folder)
 
     assert result.code == 0, result.stdout + result.stderr
-    assert "(chunks built, BM25 cached)" in result.stdout  # the BM25 entry is a real file: restored
+    assert "(chunks shipped, BM25 cached)" in result.stdout  # the BM25 entry is a real file: restored
     assert "::notice title=Cairn%3A index-cache::skipped 2 entries" in result.stdout
     assert f"{chunks.name}: a symbolic link, not followed" in result.stdout
     assert "embeddings: a symbolic link, not followed" in result.stdout
