@@ -16,6 +16,9 @@ ratio is taken under the same load:
 - `cold`: `cairn eval` with an empty `.cairn/` (no response cache, no index cache, no artifact);
 - `warm`: the same command again (every answer and judgement from the cache, the index read back).
 
+`cairn eval` runs as `python -m cairn_action eval` (what the `cairn` script and the image's entrypoint run),
+so that the `--against` tree's own entry point is the one timed.
+
 Wall time and CPU (user + sys of the child, from `os.wait4`) are recorded per run; the ratios are
 cold / imports and warm / imports of the medians. Limits: cold 1.5x, warm 1.2x (wall).
 
@@ -38,6 +41,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 CAIRN = Path(sys.executable).parent / "cairn"
+EVAL = [sys.executable, "-m", "cairn_action", "eval"]
 DEPENDENCIES = "import numpy, pydantic, jinja2, tabulate, requests, bm25s, Stemmer"
 LIMITS = {"cold": 1.5, "warm": 1.2}
 
@@ -90,14 +94,14 @@ def main() -> None:
         project = Path(tmp)
         make_project(project)
         for _, tree_env in trees.values():  # the first start of everything: page cache, not measured
-            timed([str(CAIRN), "eval"], project, tree_env)
+            timed(EVAL, project, tree_env)
         for _ in range(args.runs):
             figures["imports"].append(timed([sys.executable, "-c", DEPENDENCIES], project))
             for label, (_, tree_env) in trees.items():
                 shutil.rmtree(project / ".cairn", ignore_errors=True)
                 shutil.rmtree(project / "reports", ignore_errors=True)
-                figures[f"cold{label}"].append(timed([str(CAIRN), "eval"], project, tree_env))
-                figures[f"warm{label}"].append(timed([str(CAIRN), "eval"], project, tree_env))
+                figures[f"cold{label}"].append(timed(EVAL, project, tree_env))
+                figures[f"warm{label}"].append(timed(EVAL, project, tree_env))
     load = os.getloadavg()[0]
     print(f"{args.runs} rounds; load average {load:.1f} at the end (2 cores: above 2 the figures are noisy)")
     print("| run | median wall | range | median CPU | wall / imports | CPU / imports | limit | |")

@@ -1,5 +1,5 @@
 """`python -m cairn_action` is the same as `cairn` (and the container's entrypoint)."""
 
-from cairn_action.cli import main
+from cairn_action.cli import run
 
-raise SystemExit(main())
+raise SystemExit(run())

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from cairn_action import __version__
 from cairn_action.cli import parsers_decide, parsers_github, parsers_golden, parsers_measure, parsers_start
 from cairn_action.errors import CairnError, ExitCode, internal_error_message
+from cairn_action.files import defer_collection
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +45,13 @@ def build_parser() -> argparse.ArgumentParser:
     parsers_start.add_init(sub)
     parsers_github.add_action(sub)
     return parser
+
+
+def run() -> int:
+    """The `cairn` command and `python -m cairn_action`: `main` with the process's start-up made cheaper
+    (`files.defer_collection`); tests and programs that call `main` in their own process keep theirs."""
+    defer_collection()
+    return main()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

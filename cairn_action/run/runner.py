@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from cairn_action.errors import DataError, InfrastructureError
+from cairn_action.files import settle_startup
 from cairn_action.golden.models import GoldenCase
 from cairn_action.run.artifact import ArtifactAppender, read_artifact, write_artifact
 from cairn_action.run.deps import CaseDeps
@@ -168,6 +169,7 @@ def execute_run(
     is on disk before the next one is counted, and an exception (a bug, Ctrl-C) leaves every finished
     record in the artifact.
     """
+    settle_startup()  # the run's modules are imported; its cases make the garbage worth collecting
     path = Path(path)
     wanted = samples or {}
     done: dict[tuple[str, int], CaseRecord] = {}
