@@ -14,7 +14,7 @@ KNOWN_TAGS = ("numeric", "date", "name", "policy", "multi_doc", "unanswerable", 
 class SupportQuote(BaseModel):
     """A verbatim quote and the document that contains it, or (no quote) a whole document or section."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     doc: str = Field(min_length=1)
     """The document's basename when unique in the corpus, else its path relative to the corpus root."""
@@ -33,7 +33,7 @@ class SupportQuote(BaseModel):
 class AnswerChecks(BaseModel):
     """Deterministic checks on an answer, beside the judge: they count in the verdict."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     must_contain: list[str] = Field(default_factory=list)
     """Each must appear in the answer (case and punctuation aside, as exact match normalises)."""
@@ -46,7 +46,7 @@ class AnswerChecks(BaseModel):
 class GoldenCase(BaseModel):
     """One line of golden.jsonl."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(min_length=1)
     question: str = Field(min_length=1)

@@ -45,7 +45,7 @@ def split_key(seed: str, case_id: str) -> str:
 class StratumCount(BaseModel):
     """How one stratum was divided."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     total: int
     calibration: int
@@ -55,7 +55,7 @@ class StratumCount(BaseModel):
 class SplitSummary(BaseModel):
     """What a report or calibration file records about the split that produced it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     seed: str
     """`calibration.seed` from the config, as the string that was hashed."""

@@ -20,7 +20,7 @@ Split = Literal["eval", "calibration", "all"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class RetrievalMetrics(_Model):

@@ -2,14 +2,22 @@
 
 `scripts/export-schemas` writes them to `schemas/`; `test_report_schema.py` fails when a model and its
 committed schema disagree, so a change to the report's shape is always a reviewable diff.
+
+The fields' descriptions are their attribute docstrings (the string under each field), for the models of
+`DOCUMENTED` modules. They are read here, when a schema is exported, and not by pydantic when each class is
+built (`use_attribute_docstrings`): that read the source of every model class with `inspect`, `tokenize`
+and `ast` on every start of `cairn`, 70 to 80 ms of CPU on a loaded machine, for descriptions nothing else
+uses (benchmarks/README.md, the offline floor).
 """
 
 from __future__ import annotations
 
 import json
+import typing
 from pathlib import Path
 
 from pydantic import BaseModel
+from pydantic._internal._docs_extraction import extract_docstrings_from_cls
 
 from cairn_action.files import write_text
 from cairn_action.golden.models import GoldenCase
@@ -23,8 +31,48 @@ SCHEMAS: dict[str, type[BaseModel]] = {
 }
 
 
+# The modules whose models' attribute docstrings are their fields' descriptions in the exported schemas.
+DOCUMENTED = frozenset(
+    {
+        "cairn_action.golden.models",
+        "cairn_action.golden.split",
+        "cairn_action.report.models",
+        "cairn_action.report.stamp",
+        "cairn_action.score.calibration_file",
+    }
+)
+
+
+def _models_in(annotation: object, found: list[type[BaseModel]]) -> None:
+    """The models `annotation` holds, at any depth, each after the models it holds (children first)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if annotation not in found:
+            for field in annotation.model_fields.values():
+                _models_in(field.annotation, found)
+            found.append(annotation)
+        return
+    for argument in typing.get_args(annotation):
+        _models_in(argument, found)
+
+
+def _describe_fields(model: type[BaseModel]) -> None:
+    """Set each field's description to its attribute docstring, as `use_attribute_docstrings` would, and
+    rebuild the models (children first, so that each parent's schema holds its children's descriptions)."""
+    models: list[type[BaseModel]] = []
+    _models_in(model, models)
+    for cls in models:
+        if cls.__module__ in DOCUMENTED:
+            docs = extract_docstrings_from_cls(cls, use_inspect=True)
+            for name, field in cls.model_fields.items():
+                if field.description is None and name in docs:
+                    field.description = docs[name]
+    for cls in models:
+        cls.model_rebuild(force=True)
+
+
 def json_schema(model: type[BaseModel]) -> dict[str, object]:
     """The model's JSON Schema (validation mode), declared as draft 2020-12, which pydantic emits."""
+    _describe_fields(model)
     schema = model.model_json_schema(mode="validation")
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
 

@@ -44,7 +44,7 @@ StampStatus = Literal["stamped", "published_over_regression", "refused"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class TagFigure(_Model):

@@ -30,8 +30,14 @@ NEVER = (
 # sample copies the package's prebuilt one (`sample/index/`).
 ONLY_TO_BUILD = ("bm25s", "scipy")
 
+# The child also refuses to read model classes' attribute docstrings (pydantic's `use_attribute_docstrings`):
+# they are read only when a JSON schema is exported (report/schema.py), never on a run's start.
 _CHILD = """
 import json, sys
+import pydantic._internal._fields as fields
+def refuse(cls, use_inspect=False):
+    raise AssertionError(f"{cls.__name__}: attribute docstrings read at run time")
+fields.extract_docstrings_from_cls = refuse
 from cairn_action.cli import main
 code = main(["eval"])
 json.dump({"code": code, "modules": sorted(sys.modules)}, open(sys.argv[1], "w"))

@@ -40,7 +40,7 @@ def system_hash(config: Config) -> str:
 class ThresholdStep(BaseModel):
     """One tested threshold of the fixed sequence, highest first."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     threshold: float
     answered: int
@@ -56,7 +56,7 @@ class ThresholdStep(BaseModel):
 class CalibrationFile(BaseModel):
     """A fitted abstention threshold and everything needed to judge whether it applies."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["cairn-calibration"] = CALIBRATION_KIND
     schema_version: int = CALIBRATION_SCHEMA_VERSION
