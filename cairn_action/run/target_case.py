@@ -19,14 +19,14 @@ from cairn_action.golden.models import GoldenCase, ResolvedSupport
 from cairn_action.index.chunks import Chunk, ChunkStore
 from cairn_action.index.evidence import evidence_ranks, support_chunk_ids
 from cairn_action.providers.base import AnswerRequest
-from cairn_action.providers.target import Passage, TargetAnswer
 from cairn_action.run.graded import judge_answer, total_cost, total_usage
 from cairn_action.run.judge import contains_tokens
 from cairn_action.run.models import CaseRecord, ProviderCall, RetrievedChunk
 from cairn_action.run.verify import verify_citations
 from cairn_action.squad import normalize_answer
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # providers.target (the HTTP target, ~10 ms to import) only for a run that has one
+    from cairn_action.providers.target import Passage, TargetAnswer
     from cairn_action.run.deps import CaseDeps
 
 

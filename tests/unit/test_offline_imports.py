@@ -25,6 +25,7 @@ NEVER = (
     "onnxruntime",
     "tokenizers",
     "cairn_action.providers.build",
+    "cairn_action.providers.target",
 )
 # Needed only to build a BM25 index: a warm run reads the cached one without them, and the first run of the
 # sample copies the package's prebuilt one (`sample/index/`).
