@@ -28,7 +28,7 @@ def build(out: Path) -> list[str]:
     """Build the entries into the empty folder `out`; their file names, sorted."""
     from cairn_action.config import load_config
     from cairn_action.index.corpus import load_corpus
-    from cairn_action.retrieval.build import build_retrieval
+    from cairn_action.retrieval.build_retriever import build_retrieval
     from cairn_action.retrieval.index_cache import IndexCache
     from cairn_action.sample.generate import DEFAULT_SEED, generate_corpus
 

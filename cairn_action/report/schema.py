@@ -38,7 +38,7 @@ DOCUMENTED = frozenset(
         "cairn_action.golden.split",
         "cairn_action.report.models",
         "cairn_action.report.stamp",
-        "cairn_action.score.calibration_file",
+        "cairn_action.score.calibration.committed",
     }
 )
 

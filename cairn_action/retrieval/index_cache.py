@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cairn_action.files import atomic_writer
+from cairn_action.files import LIMIT_ARTIFACT, atomic_writer, read_bytes
 from cairn_action.index.chunks import CHUNKER_VERSION, ChunkStore, ChunkTable, build_store
 from cairn_action.index.corpus import Corpus
 from cairn_action.index.sentences import SENTENCES_VERSION
@@ -122,7 +122,7 @@ class IndexCache:
         for source in files:
             # not durable: a cache entry a power cut tears is found unreadable and rebuilt
             with atomic_writer(self.root / source.name, prefix=".tmp-", durable=False) as handle:
-                handle.write(source.read_bytes())
+                handle.write(read_bytes(source, what="shipped index entry", limit=LIMIT_ARTIFACT))
         return True
 
     @property

@@ -10,7 +10,7 @@ from types import ModuleType
 
 from cairn_action.config import ChunkingConfig, RetrievalConfig
 from cairn_action.index.corpus import Corpus, Document, corpus_hash_of
-from cairn_action.retrieval.build import build_retrieval
+from cairn_action.retrieval.build_retriever import build_retrieval
 from cairn_action.retrieval.index_cache import IndexCache
 from cairn_action.sample import SAMPLE_INDEX
 
