@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from tabulate import tabulate
 
 from cairn_action.gate.models import CaseChange, CaseSide, Comparison, Decision, MetricDelta
+from cairn_action.gate.paired import SUBGROUP_CLAIM_MIN
 from cairn_action.render.escape import escape_text
 from cairn_action.report.leaderboard import COLUMNS
 from cairn_action.score.metrics import get_metric
@@ -226,8 +227,33 @@ def _pp(before: float | None, after: float | None) -> str:
     return f"{'🟢 ' if delta > 0 else '🔴 '}{delta:+.1f} pp"
 
 
+# The mark on a per-tag delta measured on too few cases for a per-tag claim (the curation guide's claims
+# table: 50+ cases per tag); the footnote under the table says what it means.
+UNDERPOWERED_MARK = " †"
+
+
+def _tag_delta(before: float | None, after: float | None, n: int) -> str:
+    """The delta cell, marked underpowered when its tag has too few cases and it shows a change (a cell
+    saying "no change" or "—" claims nothing, so it stays as it is)."""
+    cell = _pp(before, after)
+    if n < SUBGROUP_CLAIM_MIN and cell not in (NONE, "no change"):
+        return cell + UNDERPOWERED_MARK
+    return cell
+
+
+def _underpowered_footnote(rows: Sequence[Sequence[str]]) -> str:
+    if not any(cell.endswith(UNDERPOWERED_MARK) for row in rows for cell in row):
+        return ""
+    return (
+        f"_{UNDERPOWERED_MARK.strip()} underpowered: fewer than {SUBGROUP_CLAIM_MIN} cases in the tag (or "
+        f"{SUBGROUP_CLAIM_MIN} with located support, for recall), too few for a per-tag claim; the delta "
+        "is descriptive._"
+    )
+
+
 def tag_section(comparison: Comparison, budget: Budget) -> Section | None:
-    """Correctness and recall@k per tag over the shared cases, critical tags first."""
+    """Correctness and recall@k per tag over the shared cases, critical tags first; a delta over fewer
+    cases than a per-tag claim needs is marked underpowered, cell by cell."""
     if not comparison.tags:
         return None
     rows = [
@@ -235,9 +261,9 @@ def tag_section(comparison: Comparison, budget: Budget) -> Section | None:
             ("⚠️ " if t.critical else "") + escape_text(t.tag, limit=60),
             str(t.n),
             f"{_share(t.baseline_correct)} → {_share(t.candidate_correct)}",
-            _pp(t.baseline_correct, t.candidate_correct),
+            _tag_delta(t.baseline_correct, t.candidate_correct, t.n),
             f"{_share(t.baseline_recall)} → {_share(t.candidate_recall)}" if t.n_with_support else NONE,
-            _pp(t.baseline_recall, t.candidate_recall),
+            _tag_delta(t.baseline_recall, t.candidate_recall, t.n_with_support),
         ]
         for t in comparison.tags[: budget.rows]
     ]
@@ -245,6 +271,8 @@ def tag_section(comparison: Comparison, budget: Budget) -> Section | None:
     recall = escape_text(f"recall@{k}")
     headers = ("tag", "n", "correct", "Δ correct", recall, f"Δ {recall}")
     body, omitted = table(headers, rows, len(comparison.tags))
+    footnote = _underpowered_footnote(rows)
+    omitted = "\n\n".join(x for x in (omitted, footnote) if x)
     return Section(summary="Per tag, critical tags first", table=body, omitted=omitted)
 
 

@@ -214,3 +214,44 @@ def test_render__stale_by_a_changed_document__listed_with_the_document_apart_fro
     assert_matches_expected("stale_changed_document.md", body)
     section = body[body.index("<summary>Stale: the document changed") :].split("</details>", 1)[0]
     assert "ret-003" not in section and "policies/allergens.md" in section
+
+
+def test_tag_section__tag_with_fewer_cases_than_a_claim_needs__delta_marked_underpowered_cell_by_cell():
+    from cairn_action.gate.paired import SUBGROUP_CLAIM_MIN
+    from cairn_action.render.tables import UNDERPOWERED_MARK, Budget, tag_section
+
+    comparison = gate("critical_lost").comparison
+    big, small = comparison.tags[0], comparison.tags[1]
+    # One tag large enough for a per-tag claim (correctness and recall), one too small; both changed.
+    big = big.model_copy(
+        update={
+            "n": SUBGROUP_CLAIM_MIN,
+            "n_with_support": SUBGROUP_CLAIM_MIN,
+            "baseline_correct": 1.0,
+            "candidate_correct": 0.9,
+            "baseline_recall": 1.0,
+            "candidate_recall": 0.5,
+        }
+    )
+    small = small.model_copy(
+        update={
+            "n": SUBGROUP_CLAIM_MIN - 1,
+            "n_with_support": SUBGROUP_CLAIM_MIN - 1,
+            "baseline_correct": 1.0,
+            "candidate_correct": 0.9,
+            "baseline_recall": 1.0,
+            "candidate_recall": 1.0,
+        }
+    )
+    section = tag_section(comparison.model_copy(update={"tags": [big, small]}), Budget())
+    assert section is not None
+    big_row, small_row = [
+        line for line in section.table.splitlines() if line.startswith("| ") and "→" in line
+    ]
+    assert UNDERPOWERED_MARK not in big_row
+    assert "-10.0 pp" + UNDERPOWERED_MARK in small_row
+    # The unchanged recall of the small tag claims nothing, so it carries no mark.
+    assert small_row.count(UNDERPOWERED_MARK) == 1
+    assert "underpowered: fewer than 50 cases" in section.omitted
+    only_big = tag_section(comparison.model_copy(update={"tags": [big]}), Budget())
+    assert only_big is not None and "underpowered" not in only_big.omitted
