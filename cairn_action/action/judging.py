@@ -73,15 +73,23 @@ def judge_records(
     env: Mapping[str, str],
     cache_dir: Path,
     warn: Callable[[str], None],
+    draws: int = 1,
 ) -> tuple[list[CaseRecord], str]:
     """Every answered record judged again by the trusted judge (the child's verdict and judge calls
-    dropped); the judge's label for the run header. Answers are never asked again here."""
+    dropped); the judge's label for the run header. Answers are never asked again here. `draws`: judge
+    draws per sample, majority wins (3 for a baseline run: run/graded.py)."""
     services = ProviderServices.from_config(trusted.config, env=env, warn=warn)
     try:
         judge = _build(trusted, env, services)
         workers = 1 if trusted.deterministic else trusted.config.run.max_concurrency
         judged = judge_again(
-            judge, records, cases, cache=ResultCache(cache_dir), clock=time.perf_counter, workers=workers
+            judge,
+            records,
+            cases,
+            cache=ResultCache(cache_dir),
+            clock=time.perf_counter,
+            workers=workers,
+            draws=draws,
         )
     finally:
         services.close()

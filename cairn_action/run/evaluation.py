@@ -36,6 +36,7 @@ from cairn_action.retrieval.index_cache import IndexCache
 from cairn_action.run.artifact import read_artifact, read_header
 from cairn_action.run.cache import ResultCache
 from cairn_action.run.deps import CaseDeps, Judge
+from cairn_action.run.graded import BASELINE_JUDGE_DRAWS
 from cairn_action.run.judge import LexicalJudge
 from cairn_action.run.lock import RunLock, lock_path_for
 from cairn_action.run.models import Environment, RunHeader
@@ -367,6 +368,7 @@ def run_evaluation(
         rewriter=rewriter,
         reranker=reranker,
         record_spans=not golden.answers_held,
+        judge_draws=BASELINE_JUDGE_DRAWS if options.sampling == "baseline" else 1,
     )
     try:
         with ExitStack() as locks:

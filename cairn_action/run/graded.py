@@ -12,10 +12,19 @@ at any temperature) is keyed by the sample index as well as the answer, so a cas
 text in all its samples is graded once per sample: caching by text alone copied one grade into every
 sample, and one unlucky grade read as "wrong in 5 of 5, right in 3 of 3" (29 % false alarms with only
 the judge noisy, issue 23). Sample 0 keeps the text-only key, so caches written before stay valid.
+
+A baseline sample may be judged by a majority of draws (`draws` = 3: two draws, and a third when they
+disagree). The baseline's 3 samples are what a lost critical case is measured against, and a judge that
+flips one verdict in ten leaves a truly right case "right in 2 of 3" 27 % of the time, too weak for any
+loss to be significant (Fisher p .107 against 0 of 5): two lost safety cases were caught in 83 % of pairs
+at q .10. The majority's flip rate is q^2 (3 - 2q), 2.8 % at q .10; in a numpy model of the rules
+(benchmarks/judge_draws_sim.py) that lifts the catch to 96 % and keeps false alarms at 0.2 %, and it is
+paid on the default branch, once per merge, not per pull request.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -28,6 +37,9 @@ from cairn_action.run.cache import ResultCache, cached_call, sample_key
 from cairn_action.run.models import JudgeVerdict, ProviderCall, Usage
 
 JUDGE_NAMESPACE = "judge"
+BASELINE_JUDGE_DRAWS = 3
+"""A baseline sample's verdict from a judge that is not deterministic: the majority of up to 3 draws
+(the module docstring says why; benchmarks/judge_draws_sim.py chose it)."""
 
 
 class PlainJudge(Protocol):
@@ -63,10 +75,13 @@ def judge_answer(
     clock: Callable[[], float],
     *,
     sample: int,
+    draws: int = 1,
 ) -> Judged:
-    """The verdict on `answer_text` in sample `sample` of the case, with the judge's provider call when it
-    made (or replayed) one. `sample` is required: a caller that forgot it would copy sample 0's grade into
-    every sample of a case (every judging process, the evaluation's or the trusted Action's, passes it)."""
+    """The verdict on `answer_text` in sample `sample` of the case, with the judge's provider calls when it
+    made (or replayed) them. `sample` is required: a caller that forgot it would copy sample 0's grade into
+    every sample of a case (every judging process, the evaluation's or the trusted Action's, passes it).
+    `draws` (odd): a judge that is not deterministic grades the answer until one verdict has a majority of
+    `draws`, each draw its own cache key (the module docstring says why); a deterministic judge draws once."""
     # A class check, not the runtime Protocol check: that one costs ~0.3 ms a case, on every case.
     if not isinstance(judge, LLMJudge):
         return Judged(verdict=judge.judge(case, answer_text))
@@ -74,8 +89,43 @@ def judge_answer(
     if decided is not None:
         return Judged(verdict=decided)
     key = judge.request_key(case, answer_text)
-    if getattr(judge, "deterministic", False) is not True:
-        key = sample_key(key, sample)
+    if getattr(judge, "deterministic", False) is True:
+        return _draw(judge, cache, case, answer_text, clock, key)
+    key = sample_key(key, sample)
+    needed = draws // 2 + 1
+    judged: list[Judged] = []
+    for draw in range(max(draws, 1)):
+        # Draw 0 keeps the sample's key, so a baseline judged once before replays it from the cache.
+        one = _draw(judge, cache, case, answer_text, clock, key if draw == 0 else _draw_key(key, draw))
+        judged.append(one)
+        if one.verdict is None:
+            return Judged(verdict=None, calls=_calls(judged), error=one.error, raw_output=one.raw_output)
+        votes = [j.verdict.correct for j in judged if j.verdict is not None]
+        if max(votes.count(True), votes.count(False)) >= needed or draws <= 1:
+            break
+    votes = [j.verdict.correct for j in judged if j.verdict is not None]
+    majority = votes.count(True) > votes.count(False)
+    winner = next(j for j in judged if j.verdict is not None and j.verdict.correct == majority)
+    return Judged(verdict=winner.verdict, calls=_calls(judged))
+
+
+def _draw_key(key: str, draw: int) -> str:
+    return hashlib.sha256(f"{key}\0draw\0{draw}".encode()).hexdigest()
+
+
+def _calls(judged: Sequence[Judged]) -> tuple[ProviderCall, ...]:
+    return tuple(call for j in judged for call in j.calls)
+
+
+def _draw(
+    judge: LLMJudge,
+    cache: ResultCache,
+    case: GoldenCase,
+    answer_text: str,
+    clock: Callable[[], float],
+    key: str,
+) -> Judged:
+    """One grade of the answer under `key`, from the cache or a fresh call."""
     started = clock()
     try:
         result, call = cached_call(

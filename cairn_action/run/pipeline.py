@@ -183,7 +183,9 @@ def run_case(case: GoldenCase, deps: CaseDeps, sample: int = 0) -> CaseRecord:
         )
 
     # A grading (LLM) judge's call goes through the cache and onto the record: run/graded.py.
-    judged = judge_answer(deps.judge, deps.cache, case, result.answer_text, deps.clock, sample=sample)
+    judged = judge_answer(
+        deps.judge, deps.cache, case, result.answer_text, deps.clock, sample=sample, draws=deps.judge_draws
+    )
     if judged.calls:
         calls = [*calls, *judged.calls]
         spent.update(calls=calls, usage=total_usage(calls), cost_usd=total_cost(calls))

@@ -94,15 +94,19 @@ def judge_again(
     cache: ResultCache,
     clock: Callable[[], float],
     workers: int = 1,
+    draws: int = 1,
 ) -> list[CaseRecord]:
     """Every answered record judged by `judge` (the record's own verdict and judge calls dropped); an
-    answer is never asked again. Each sample is its own judge draw (run/graded.py)."""
+    answer is never asked again. Each sample is its own judge draw (run/graded.py); `draws` > 1 (a
+    baseline run) judges each sample by a majority of up to that many draws."""
 
     def one(record: CaseRecord) -> CaseRecord:
         case = cases.get(record.case_id)
         if case is None or record.status != "answered" or record.answer_text is None:
             return record
-        judged = judge_answer(judge, cache, case, record.answer_text, clock, sample=record.sample)  # type: ignore[arg-type]
+        judged = judge_answer(
+            judge, cache, case, record.answer_text, clock, sample=record.sample, draws=draws
+        )  # type: ignore[arg-type]
         calls = [c for c in record.calls if c.role != "judge"] + list(judged.calls)
         update: dict[str, object] = {
             "calls": calls,

@@ -162,7 +162,13 @@ def run_target_case(case: GoldenCase, deps: CaseDeps, base: dict[str, Any]) -> C
         return CaseRecord(**observed, **spent(), status="abstained", model_abstained=True)
 
     judged = judge_answer(
-        deps.judge, deps.cache, case, result.answer_text, deps.clock, sample=base.get("sample", 0)
+        deps.judge,
+        deps.cache,
+        case,
+        result.answer_text,
+        deps.clock,
+        sample=base.get("sample", 0),
+        draws=deps.judge_draws,
     )
     calls.extend(judged.calls)
     answer = {"answer_text": result.answer_text, "citations": result.citations}

@@ -163,3 +163,47 @@ def test_pipeline__lexical_judge__same_answer_judged_alike_in_every_sample(tmp_p
     assert {r.answer_text for r in records} == {"14 days"}
     assert [r.judge.correct for r in records if r.judge] == [True, True, True]
     assert all(c.role != "judge" for r in records for c in r.calls)  # no model call to cache
+
+
+def test_pipeline__llm_judge_in_a_baseline_run__each_sample_is_the_majority_of_up_to_three_draws(
+    tmp_path: Path,
+) -> None:
+    # Sample 0: two draws agree (right, right): no third. Sample 1: they disagree (wrong, right), a third
+    # draw decides (wrong). A baseline sample is what a lost case is measured against (run/graded.py).
+    with FakeOpenAIServer() as server:
+        server.script(
+            Step(content='{"score": 1, "correct": true}'),
+            Step(content='{"score": 1, "correct": true}'),
+            Step(content='{"score": 0, "correct": false}'),
+            Step(content='{"score": 1, "correct": true}'),
+            Step(content='{"score": 0, "correct": false}'),
+        )
+        llm = LLMJudge(openai_chat(server.base_url, model="gpt-4.1-mini"))
+        deps = dataclasses.replace(make_deps(tmp_path), judge=llm, judge_draws=3)
+        records = [run_case(make_case("q1"), deps, sample=s) for s in range(2)]
+        again = [run_case(make_case("q1"), deps, sample=s) for s in range(2)]
+        llm.backend.close()
+
+    assert len(server.requests) == 5
+    assert [r.judge.correct for r in records if r.judge] == [True, False]
+    assert [sum(c.role == "judge" for c in r.calls) for r in records] == [2, 3]  # every draw on the record
+    # A rerun replays every draw from the cache and reaches the same majorities.
+    assert [r.judge.correct for r in again if r.judge] == [True, False]
+    assert all(c.cached for r in again for c in r.calls if c.role == "judge")
+
+
+def test_judge_answer__deterministic_judge_with_draws__grades_once(tmp_path: Path) -> None:
+    from cairn_action.run.cache import ResultCache
+    from cairn_action.run.graded import judge_answer
+
+    with FakeOpenAIServer() as server:
+        server.script(
+            Step(content='{"score": 0, "correct": false}'), Step(content='{"score": 1, "correct": true}')
+        )
+        llm = LLMJudge(openai_chat(server.base_url, model="gpt-4.1-mini"))
+        llm.deterministic = True  # type: ignore[misc]
+        judged = judge_answer(
+            llm, ResultCache(tmp_path), make_case("q1"), "14 days", lambda: 0.0, sample=1, draws=3
+        )
+        llm.backend.close()
+    assert len(server.requests) == 1 and judged.verdict is not None and judged.verdict.correct is False

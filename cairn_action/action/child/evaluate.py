@@ -35,6 +35,7 @@ from cairn_action.report.io import read_report
 from cairn_action.report.models import Report
 from cairn_action.report.pipeline import LoadedRun, report_from_run
 from cairn_action.run.artifact import read_artifact, write_artifact
+from cairn_action.run.graded import BASELINE_JUDGE_DRAWS
 from cairn_action.run.models import CaseRecord
 
 EVAL_SPLIT = "eval"
@@ -292,6 +293,7 @@ def judge_run(
     workflow: Workflow,
     left_out: Mapping[str, str],
     corpus_dir: Path | None = None,
+    draws: int = 1,
 ) -> LoadedRun:
     """The artifact's records with every answer judged here by `judge`, and a header that says so (the
     judge's label; `deterministic` known here, never taken from the artifact); the `left_out` cases'
@@ -315,6 +317,7 @@ def judge_run(
         env=env,
         cache_dir=cache_dir,
         warn=lambda message: workflow.warning(message, title="Cairn: judge"),
+        draws=draws,
     )
     deterministic = answerer_is_deterministic(loaded) and judge.deterministic
     header = found.header.model_copy(update={"judge": label, "deterministic": deterministic})
@@ -374,7 +377,12 @@ def evaluator(
             )
 
         def judged(
-            loaded: LoadedConfig, artifact: Path, judge: TrustedJudge, trusted: Trusted, corpus: Path | None
+            loaded: LoadedConfig,
+            artifact: Path,
+            judge: TrustedJudge,
+            trusted: Trusted,
+            corpus: Path | None,
+            draws: int = 1,
         ) -> LoadedRun:
             cache_dir = scratch.root / JUDGE_CACHE
             return judge_run(
@@ -386,6 +394,7 @@ def evaluator(
                 workflow=workflow,
                 left_out=trusted.left_out,
                 corpus_dir=corpus,
+                draws=draws,
             )
 
         def evaluate(loaded: LoadedConfig, baseline: Path | None = None, *, trusted: Trusted) -> Report:
@@ -415,7 +424,10 @@ def evaluator(
                 copy.chmod(0o644)
                 first = [*argv, "--baseline", str(copy)]
             child_run(loaded, first, artifact)
-            run = judged(loaded, artifact, judge, trusted, corpus)
+            # A baseline run (no baseline given: the default branch's) judges each sample by a majority
+            # of draws; a pull request's samples are single draws (run/graded.py).
+            draws = BASELINE_JUDGE_DRAWS if baseline is None else 1
+            run = judged(loaded, artifact, judge, trusted, corpus, draws)
             created = now().strftime("%Y-%m-%dT%H:%M:%SZ")
             if base is not None and not run.header.deterministic:
                 # The child chose its re-asks from placeholder verdicts; the trusted judge's may differ,
