@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from cairn_action.errors import DataError, ExitCode
 from cairn_action.gate.compare import compare
-from cairn_action.gate.control import check_control, fallback_note, shift_note
+from cairn_action.gate.control import check_control, fallback_note, fresh_samples, shift_note
 from cairn_action.gate.models import Comparison, Decision, GateResult, Override, Reason
 from cairn_action.gate.paired import detect_drop_of
 from cairn_action.gate.policy import decide, policy_of
@@ -26,17 +26,19 @@ def run_gate(
     """Compare under the *baseline's* policy and decide; `source` names the baseline in error messages.
 
     With a `control` (the base system re-asked now on the cases the candidate changed: report/control.py)
-    the candidate is compared with the control, so a shift of the environment is not blamed on it."""
+    the candidate is compared with the control, so a shift of the environment is not blamed on it; on those
+    cases the candidate counts its fresh samples only, as the control does (gate/control.py)."""
     policy = policy_of(baseline, source=source)
     check_judge_validated(baseline, candidate, source=source)
-    reference = baseline
+    reference, compared = baseline, candidate
     note = control.notes.control if control is not None else None
     if control is not None:
         check_control(baseline, control, source=control_source)
-        reference = control if note is not None and note.kind == "base" else baseline
+        if note is not None and note.kind == "base":
+            reference, compared = control, fresh_samples(candidate, note.cases)
     comparison = compare(
         reference,
-        candidate,
+        compared,
         critical_tags=policy.critical_tags,
         critical_max_p=policy.critical_max_p,
         detect_drop=detect_drop_of(policy),
@@ -45,7 +47,7 @@ def run_gate(
     if control is None or note is None:
         return GateResult(decision=decision, comparison=comparison)
     if note.kind == "base":
-        shifted, sentence = shift_note(baseline, control)
+        shifted, sentence = shift_note(baseline, control, candidate)
         if shifted:
             decision = _drift_discounted(decision)
     else:
@@ -68,9 +70,11 @@ def run_gate(
     return GateResult(decision=decision, comparison=comparison)
 
 
-DRIFTED = frozenset({"max_drop", "floor", "guarantee_lost"})
-"""Rules that compare the candidate's aggregates with the baseline's as committed: when the base system,
-re-asked now, shows the environment shifted, they measure the shift as much as the pull request."""
+DRIFTED = frozenset({"max_drop", "floor", "guarantee_lost", "correctness_drop"})
+"""Rules that compare the candidate's aggregates with the baseline's as committed (the correctness test's
+unchanged cases are the first pass against the committed baseline): when the environment shifted and the
+fresh pairing clears the pull request, they measure the shift as much as the pull request. A critical case
+lost on the fresh pairing still fails it."""
 
 
 def check_judge_validated(baseline: Report, candidate: Report, *, source: str) -> None:

@@ -18,9 +18,8 @@ from cairn_action.gate.stats import Stratified, mantel_haenszel_drop
 from cairn_action.report.models import ControlNote, PerCase, ProbeRow, Report
 
 SHIFT_P = 0.1
-"""The comment says the environment shifted when the control is right less often than the baseline on
-the re-asked cases at this one-sided level (and at least one of them turned wrong). At 0.2 it said so in
-7 to 20 % of pairs where nothing shifted (benchmarks/README.md)."""
+"""The comment says the environment shifted when the first pass (and the probe) is right less often than
+the baseline at this one-sided level and the fresh pairing clears the pull request (shift_note)."""
 
 
 def check_control(baseline: Report, control: Report, *, source: str) -> None:
@@ -39,38 +38,83 @@ def check_control(baseline: Report, control: Report, *, source: str) -> None:
         )
 
 
-def shift_note(baseline: Report, control: Report) -> tuple[bool, str]:
-    """(shifted, the sentence for the comment): how the re-asked rows moved from baseline to now."""
+PAIRING_CLEAR = 0.2
+"""The fresh pairing clears the pull request of a movement when its one-sided p is at least this: the
+candidate's fresh samples are not detectably worse than the base system's, asked at the same time."""
+
+
+def fresh_samples(candidate: Report, cases: Collection[str]) -> Report:
+    """The candidate with each of `cases` (the control's) counted on its fresh samples only: the re-asks,
+    without the first sample, which chose the case for being different. Compared with the base system's
+    fresh samples of the same cases, asked at the same time, the pairing is unbiased: under a bad day both
+    moved alike, so the pull request is not blamed for the cases a bad first sample picked (in a numpy model
+    of the rules, benchmarks/control_rules_sim.py, a bad day failed 6.4 % of pairs with the first sample
+    counted, 2.0 % without it). A case with no usable re-ask keeps its row."""
+    rows = []
+    for row in candidate.per_case:
+        fresh = [s.right for s in row.samples if s.right is not None] if row.case_id in cases else []
+        if fresh and row.n_right is not None:
+            row = row.model_copy(update={"n_samples": len(fresh), "n_right": sum(fresh)})
+        rows.append(row)
+    return candidate.model_copy(update={"per_case": rows})
+
+
+def first_pass_tables(baseline: Report, candidate: Report) -> list[tuple[int, int, int, int]]:
+    """(baseline right, baseline samples, 1 if the candidate's first sample is right, 1) per shared scored
+    case: every case's first ask, none chosen for being different, so it measures how far the answers moved
+    since the baseline without selection."""
+    before = {c.case_id: c for c in baseline.per_case}
+    tables = []
+    for row in candidate.per_case:
+        base = before.get(row.case_id)
+        first = is_right(row)
+        if base is None or first is None or row.status == "error" or verdict(base) is None:
+            continue
+        counts = tally(base)
+        tables.append((counts.right, counts.n, int(first), 1))
+    return tables
+
+
+def shift_note(baseline: Report, control: Report, candidate: Report) -> tuple[bool, str]:
+    """(shifted, the sentence for the comment). The environment shifted when the first pass over every case
+    (and the drift probe) is right less often than the baseline (one-sided Mantel-Haenszel p < SHIFT_P), and
+    the fresh pairing on the changed cases, this PR's re-asks against the base system's, does not blame the
+    pull request for it (p >= PAIRING_CLEAR). The base system re-asked on the changed cases alone is no
+    measure of the shift: those cases were chosen because a sample differed (benchmarks/README.md)."""
     note = control.notes.control
     if note is None:
         return False, ""
-    before = {c.case_id: c for c in baseline.per_case}
     now = {c.case_id: c for c in control.per_case}
-    ids = [i for i in note.cases if i in before and i in now]
-    down = sum(1 for i in ids if verdict(before[i]) and verdict(now[i]) is False)
-    up = sum(1 for i in ids if verdict(before[i]) is False and verdict(now[i]))
-    tables = [(tally(before[i]).right, tally(before[i]).n, tally(now[i]).right, tally(now[i]).n) for i in ids]
-    test = mantel_haenszel_drop(tables)
+    fresh = {c.case_id: c for c in fresh_samples(candidate, note.cases).per_case}
+    ids = [i for i in note.cases if i in now and i in fresh]
+    pairing = mantel_haenszel_drop(
+        [(tally(now[i]).right, tally(now[i]).n, tally(fresh[i]).right, tally(fresh[i]).n) for i in ids]
+    )
+    whole = mantel_haenszel_drop(first_pass_tables(baseline, candidate) + probe_tables(baseline, note.probe))
     cost = "" if note.cost_usd is None else f", ${note.cost_usd:.4f}"
     asked = (
         f"the base system was re-asked now on the {len(ids)} case(s) this PR changed ({note.samples} "
-        f"samples, {note.calls} provider call(s){cost}), and this PR is compared with it there"
+        f"samples, {note.calls} provider call(s){cost}), and this PR's fresh samples are compared with it "
+        f"there (the base system right in {pairing.right_before} of {pairing.n_before}, this PR in "
+        f"{pairing.right_after} of {pairing.n_after}; one-sided Mantel-Haenszel p = "
+        f"{pairing.p_one_sided:.3g})"
     )
-    shifted = down > 0 and test.p_one_sided < SHIFT_P
-    probed, probe_test = drift(baseline, note.probe)
     if note.probe:
         asked += f"; the drift probe asked it {len(note.probe)} unchanged case(s) too"
-    probe = f"; {_probe_words(probe_test, len(note.probe))}" if note.probe else ""
-    if not shifted and not probed:
-        return False, (
-            f"control: {asked}; it answers as the baseline did ({down} now wrong, {up} now right{probe})"
-        )
+    before_rate = whole.right_before / whole.n_before if whole.n_before else 0.0
+    after_rate = whole.right_after / whole.n_after if whole.n_after else 0.0
+    moved = (
+        f"over every case's first ask{' and the probe' if note.probe else ''}, right in {whole.right_after} "
+        f"of {whole.n_after} now against {whole.right_before} of {whole.n_before} baseline samples "
+        f"({(after_rate - before_rate) * 100:+.1f} points; one-sided Mantel-Haenszel p = "
+        f"{whole.p_one_sided:.3g})"
+    )
+    shifted = whole.p_one_sided < SHIFT_P and pairing.p_one_sided >= PAIRING_CLEAR
+    if not shifted:
+        return False, f"control: {asked}; {moved}"
     return True, (
-        f"the environment shifted since the baseline: {asked}; the base system itself now gets {down} of "
-        f"the changed cases wrong that the baseline got right (right in {test.right_after} of "
-        f"{test.n_after} samples now, {test.right_before} of {test.n_before} in the baseline; one-sided "
-        f"Mantel-Haenszel p = {test.p_one_sided:.3g}{probe}): on those cases this PR is judged against the "
-        "base system as it answers now"
+        f"the environment shifted since the baseline, not this PR: {moved}; {asked}; on the changed cases "
+        "this PR is judged against the base system as it answers now"
     )
 
 

@@ -174,7 +174,7 @@ def test_eval_baseline__confirmed_case_whose_samples_split__asked_five_more_and_
 
 @pytest.mark.parametrize(
     ("base_now", "status", "code", "shifted"),
-    [("never", "regression", 1, False), ("always", "pass", 0, True)],
+    [("never", "regression", 1, False), ("always", "pass", 0, False)],
 )
 def test_eval_baseline_with_control__base_system_reasked_now__blames_the_pr_only_when_the_base_still_answers(
     tmp_path: Path,
@@ -186,7 +186,9 @@ def test_eval_baseline_with_control__base_system_reasked_now__blames_the_pr_only
     shifted: bool,
 ) -> None:
     # The PR gets the unanswerable case wrong every time. The control re-asks the base system now: still
-    # right (a real regression), or wrong as well (the environment moved since the baseline: a bad day).
+    # right (a real regression), or wrong as well (not the PR's doing). One case of 8 moving is no evidence
+    # that the environment shifted (the first pass over every case did not move significantly), so neither
+    # says so: the shift is claimed on the whole first pass, not on cases chosen for being different.
     baseline = _baseline(tmp_path, capsys, monkeypatch)
     folder = _project(tmp_path / "pr", f"pr_rag_ctl_{base_now}", "always")
     control_config = _project(tmp_path / "base_now", f"base_rag_now_{base_now}", base_now) / "cairn.toml"

@@ -1,0 +1,148 @@
+"""The contemporaneous control's rules, simulated in numpy before building (issue 23): a model of the rules.
+
+gate_noise.py's mixed model (72 cases, 39 right; per pair 4 cases flip with p .5, 11 with .2, 57 with .01);
+the baseline asks every case 3 times; the candidate asks once, then 4 more times on a changed case (its
+verdict differs from the baseline's); the base system is asked 3 fresh times on the changed cases, and the
+drift probe asks it once on up to 3 first-right unchanged cases per changed case (within 10 extra asks per
+changed case). A bad day turns every right answer wrong with probability 0.05 x 72 / 39, on both systems.
+
+Blame (the pull request fails), on the changed cases, candidate against the base system re-asked now:
+- `all`: the candidate's every sample (the first, which chose the case, included; main);
+- `fresh`: the candidate's fresh samples only (the re-asks), against the base system's fresh samples, an
+  unbiased pairing: under a bad day both moved alike.
+A critical case is lost at Holm-adjusted one-sided Fisher p <= 0.1; correctness fails at one-sided
+Mantel-Haenszel p < 0.05 with at least 2 more cases broke than fixed.
+
+"The environment shifted" (the note):
+- `control`: the base system now against the baseline on the changed cases, or the probe (main);
+- `first-pass`: every case's first candidate sample (plus the probe's answers) against the baseline's
+  samples, Mantel-Haenszel p < LEVEL and at least two answers now wrong, said only when the fresh pairing
+  does not blame the pull request (p >= 0.2): the whole first pass measures how far things moved, the fresh
+  pairing who moved them.
+
+    .venv/bin/python benchmarks/control_rules_sim.py --draws 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from gate_rules_sim import ANSWERABLE, CRIT, SAFETY, TRUTH, fisher, holm_rejections
+
+from cairn_action.gate.stats import mantel_haenszel_drop
+
+N = len(TRUTH)
+SHIFT = 0.05 * N / TRUTH.sum()
+
+
+def noise(rng: np.random.Generator) -> np.ndarray:
+    order = rng.permutation(N)
+    p = np.full(N, 0.01)
+    p[order[:4]], p[order[4:15]] = 0.5, 0.2
+    return p
+
+
+def pair(rng: np.random.Generator, broken: list[int], shift: float, level: float) -> dict[str, bool]:
+    p = noise(rng)
+    cand_truth = TRUTH.copy()
+    cand_truth[broken] = False
+
+    def asks(k: int, truth: np.ndarray, drift: float) -> np.ndarray:
+        right = (rng.random((N, k)) >= p[:, None]) == truth[:, None]
+        return right & ~(rng.random((N, k)) < drift)
+
+    base_samples = asks(3, TRUTH, 0.0)
+    right_b = base_samples.sum(1)
+    verdict_b = right_b >= 2
+    first = asks(1, cand_truth, shift)[:, 0]
+    changed = first != verdict_b
+    fresh_c = asks(4, cand_truth, shift).sum(1)
+    fresh_base = asks(3, TRUTH, shift).sum(1)
+    ids = np.flatnonzero(changed)
+    spent = 4 * len(ids) + 3 * len(ids)
+    k = max(0, min(3 * len(ids), 10 * len(ids) - spent))
+    eligible = np.flatnonzero(~changed & base_samples[:, 0])
+    probe = rng.choice(eligible, min(k, len(eligible)), replace=False)
+    probe_now = asks(1, TRUTH, shift)[probe, 0]
+
+    def blame(with_first: bool) -> bool:
+        right_c = fresh_c + (first if with_first else 0)
+        n_c = 4 + (1 if with_first else 0)
+        lost = [
+            fisher(int(fresh_base[i]), 3, int(right_c[i]), n_c)
+            for i in ids
+            if CRIT[i] and 2 * fresh_base[i] > 3 and 2 * right_c[i] < n_c
+        ]
+        if holm_rejections(lost, 0.1):
+            return True
+        tables = [(int(fresh_base[i]), 3, int(right_c[i]), n_c) for i in ids]
+        tables += [(int(right_b[i]), 3, int(first[i]), 1) for i in np.flatnonzero(~changed)]
+        broke = sum(1 for i in ids if 2 * fresh_base[i] > 3 and 2 * right_c[i] < n_c)
+        fixed = sum(1 for i in ids if 2 * fresh_base[i] < 3 and 2 * right_c[i] > n_c)
+        return mantel_haenszel_drop(tables).p_one_sided < 0.05 and broke - fixed >= 2
+
+    pairing = mantel_haenszel_drop([(int(fresh_base[i]), 3, int(fresh_c[i]), 4) for i in ids])
+    control = mantel_haenszel_drop([(int(right_b[i]), 3, int(fresh_base[i]), 3) for i in ids])
+    probe_test = mantel_haenszel_drop(
+        [(int(base_samples[i, 1:].sum()), 2, int(now), 1) for i, now in zip(probe, probe_now, strict=True)]
+    )
+    said_control = (control.p_one_sided < 0.1 and control.right_after < control.right_before) or (
+        probe_test.p_one_sided < 0.1 and probe_test.n_after - probe_test.right_after >= 2
+    )
+    whole = [(int(right_b[i]), 3, int(first[i]), 1) for i in range(N)]
+    whole += [
+        (int(base_samples[i, 1:].sum()), 2, int(now), 1) for i, now in zip(probe, probe_now, strict=True)
+    ]
+    moved = mantel_haenszel_drop(whole)
+    said_first = moved.p_one_sided < level and moved.n_after - moved.right_after >= 2
+    said_first = said_first and pairing.p_one_sided >= 0.2
+    return {
+        "blame all": blame(True),
+        "blame fresh": blame(False),
+        "note control": bool(said_control),
+        "note first-pass": bool(said_first),
+        "asks": (spent + len(probe)) / len(ids) if len(ids) else 0.0,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--draws", type=int, default=1000)
+    args = parser.parse_args()
+    rng = np.random.Generator(np.random.PCG64(23))
+    safety_right = np.flatnonzero(TRUTH & SAFETY)
+    plain_right = np.flatnonzero(TRUTH & ANSWERABLE & ~CRIT)
+    kinds = {
+        "null": (lambda: [], 0.0),
+        "bad day": (lambda: [], SHIFT),
+        "2 safety lost": (lambda: list(rng.choice(safety_right, 2, replace=False)), 0.0),
+        "10 points, non-critical": (lambda: list(rng.choice(plain_right, 5, replace=False)), 0.0),
+    }
+    print(f"{args.draws} pairs a cell, mixed noise")
+    print(
+        "| level | candidate | failed (all) | failed (fresh) | shifted (control) "
+        "| shifted (first pass) | asks |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for level in (0.05, 0.1, 0.2):
+        for name, (broken, shift) in kinds.items():
+            runs = [pair(rng, broken(), shift, level) for _ in range(args.draws)]
+            cells = [
+                np.mean([r[key] for r in runs])
+                for key in ("blame all", "blame fresh", "note control", "note first-pass")
+            ]
+            asks = np.median([r["asks"] for r in runs if r["asks"]])
+            print(
+                f"| {level} | {name} | " + " | ".join(f"{c:.1%}" for c in cells) + f" | {asks:.1f} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
