@@ -39,6 +39,7 @@ from cairn_action.gate.stats import mantel_haenszel_drop
 
 N = len(TRUTH)
 SHIFT = 0.05 * N / TRUTH.sum()
+PAIRING = "confirm" if "--pairing-all-fresh" not in sys.argv else "all-fresh"
 
 
 def noise(rng: np.random.Generator) -> np.ndarray:
@@ -63,9 +64,17 @@ def pair(rng: np.random.Generator, broken: list[int], shift: float, level: float
     first = asks(1, cand_truth, shift)[:, 0]
     changed = first != verdict_b
     fresh_c = asks(4, cand_truth, shift).sum(1)
+    confirm_c = fresh_c.copy()  # the 4 re-asks every changed case gets, whatever they say
+    # The known-flaky round: a changed case whose 5 samples disagree and whose verdict still differs from
+    # the baseline's gets 6 more (gate/confirm.py's flaky_plan).
+    n_fresh = np.full(N, 4)
+    all_c = fresh_c + first
+    split = changed & (all_c > 0) & (all_c < 5) & ((2 * all_c > 5) != verdict_b)
+    fresh_c = np.where(split, fresh_c + asks(6, cand_truth, shift).sum(1), fresh_c)
+    n_fresh = np.where(split, 10, n_fresh)
     fresh_base = asks(3, TRUTH, shift).sum(1)
     ids = np.flatnonzero(changed)
-    spent = 4 * len(ids) + 3 * len(ids)
+    spent = 4 * len(ids) + 3 * len(ids) + 6 * int(split.sum())
     k = max(0, min(3 * len(ids), 10 * len(ids) - spent))
     eligible = np.flatnonzero(~changed & base_samples[:, 0])
     probe = rng.choice(eligible, min(k, len(eligible)), replace=False)
@@ -73,21 +82,25 @@ def pair(rng: np.random.Generator, broken: list[int], shift: float, level: float
 
     def blame(with_first: bool) -> bool:
         right_c = fresh_c + (first if with_first else 0)
-        n_c = 4 + (1 if with_first else 0)
+        n_c = n_fresh + (1 if with_first else 0)
         lost = [
-            fisher(int(fresh_base[i]), 3, int(right_c[i]), n_c)
+            fisher(int(fresh_base[i]), 3, int(right_c[i]), int(n_c[i]))
             for i in ids
-            if CRIT[i] and 2 * fresh_base[i] > 3 and 2 * right_c[i] < n_c
+            if CRIT[i] and 2 * fresh_base[i] > 3 and 2 * right_c[i] < n_c[i]
         ]
         if holm_rejections(lost, 0.1):
             return True
-        tables = [(int(fresh_base[i]), 3, int(right_c[i]), n_c) for i in ids]
+        tables = [(int(fresh_base[i]), 3, int(right_c[i]), int(n_c[i])) for i in ids]
         tables += [(int(right_b[i]), 3, int(first[i]), 1) for i in np.flatnonzero(~changed)]
-        broke = sum(1 for i in ids if 2 * fresh_base[i] > 3 and 2 * right_c[i] < n_c)
-        fixed = sum(1 for i in ids if 2 * fresh_base[i] < 3 and 2 * right_c[i] > n_c)
+        broke = sum(1 for i in ids if 2 * fresh_base[i] > 3 and 2 * right_c[i] < n_c[i])
+        fixed = sum(1 for i in ids if 2 * fresh_base[i] < 3 and 2 * right_c[i] > n_c[i])
         return mantel_haenszel_drop(tables).p_one_sided < 0.05 and broke - fixed >= 2
 
-    pairing = mantel_haenszel_drop([(int(fresh_base[i]), 3, int(fresh_c[i]), 4) for i in ids])
+    pairing = mantel_haenszel_drop([(int(fresh_base[i]), 3, int(confirm_c[i]), 4) for i in ids])
+    if PAIRING == "all-fresh":  # the flaky round's 6 more too: asked only when the first 4 looked bad
+        pairing = mantel_haenszel_drop(
+            [(int(fresh_base[i]), 3, int(fresh_c[i]), int(n_fresh[i])) for i in ids]
+        )
     control = mantel_haenszel_drop([(int(right_b[i]), 3, int(fresh_base[i]), 3) for i in ids])
     probe_test = mantel_haenszel_drop(
         [(int(base_samples[i, 1:].sum()), 2, int(now), 1) for i, now in zip(probe, probe_now, strict=True)]
@@ -114,6 +127,9 @@ def pair(rng: np.random.Generator, broken: list[int], shift: float, level: float
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument(
+        "--pairing-all-fresh", action="store_true", help="the note's pairing test counts the flaky round too"
+    )
     args = parser.parse_args()
     rng = np.random.Generator(np.random.PCG64(23))
     safety_right = np.flatnonzero(TRUTH & SAFETY)

@@ -249,8 +249,14 @@ def gate(work: Path, baseline: Path, candidate: Path, control: Path | None) -> t
     decision = json.loads(out.read_text())["decision"]
     said = [*decision["notes"], *(r["message"] for r in decision["reasons"])]
     shifted = any(n.startswith("the environment shifted") for n in said)
+    if EXPLAIN and code == 1:  # --explain: why an honest-looking pair failed, on stderr
+        print(
+            f"failed: {[r['message'] for r in decision['reasons']]}; {decision['notes'][:1]}", file=sys.stderr
+        )
     return code == 1, [r["code"] for r in decision["reasons"]], shifted
 
+
+EXPLAIN = "--explain" in sys.argv
 
 KINDS = {
     "null": "same system (false alarm)",
@@ -325,6 +331,7 @@ def main() -> None:
         choices=["none", "base", "probe"],
         help="base: re-ask the base system on changed cases and the drift probe; probe: the drift probe only",
     )
+    parser.add_argument("--explain", action="store_true", help="print each failed pair's reasons on stderr")
     parser.add_argument(
         "--judge-noise",
         type=float,

@@ -4,12 +4,15 @@ After the candidate's evaluation, when some case's verdict differs from the base
 not deterministic, the base system is re-asked at the same time, on the same provider:
 - **base**: when it can be run here, i.e. the built-in system with the base commit's config (its file
   written into the scratch folder; the checkout's corpus and golden set, which the gate requires equal to
-  the baseline's anyway), or an HTTP target whose URL the pull request did not change. The changed cases
-  are asked `baseline_samples` times and the drift probe (gate/control.py: unchanged cases, once each) is
-  asked too; the gate compares the pull request with those answers (gate/__init__.py's `run_gate`).
-- **probe**: otherwise (a `python:` target, whose base code is not checked out here; a changed URL; a
-  base config that is missing, invalid, or names a key the workflow does not grant; a base run that
-  failed), the drift probe is asked of the candidate. If its cases moved as a block, the verdict is
+  the baseline's anyway), an HTTP target whose URL the pull request did not change, or a `python:` target:
+  the base commit's tree (`git archive BASE_SHA`, extracted as data into the scratch folder) with the base
+  config at its own path there, so the target module is imported from the base code, in the same
+  sandboxed child as the candidate. The changed cases are asked `baseline_samples` times and the drift
+  probe (gate/control.py: unchanged cases, once each) is asked too; the gate compares the pull request
+  with those answers (gate/__init__.py's `run_gate`).
+- **probe**: otherwise (a `python:` target whose base commit git cannot give; a changed URL; a base
+  config that is missing, invalid, or names a key the workflow does not grant; a base run that failed),
+  the drift probe is asked of the candidate. If its cases moved as a block, the verdict is
   `incomplete`, "the environment shifted since the baseline", exit 3, never a regression naming cases.
 
 Both runs are the same isolated child as the candidate's (`eval --run-only --ask-plan`), with a cache of
@@ -26,7 +29,7 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from cairn_action.action.baseline import read_base_copy
+from cairn_action.action.baseline import git_archive, read_base_copy
 from cairn_action.action.child.evaluate import judge_run, sample_corpus, sandboxed
 from cairn_action.action.child.sandbox import Scratch
 from cairn_action.action.judging import JUDGE_CACHE, TrustedJudge
@@ -47,7 +50,9 @@ from cairn_action.run.models import CaseRecord
 from cairn_action.score.judge_check import JudgeCheck
 
 
-def why_not_base(head: LoadedConfig, base: Config | None, base_data: bytes | None) -> str | None:
+def why_not_base(
+    head: LoadedConfig, base: Config | None, base_data: bytes | None, base_sha: str | None = None
+) -> str | None:
     """None when the base system can be run here; otherwise why not, in words for the comment."""
     if base is None or base_data is None:
         return "the base commit has no valid config for this file"
@@ -57,7 +62,22 @@ def why_not_base(head: LoadedConfig, base: Config | None, base_data: bytes | Non
         if base.target == head.config.target:
             return None
         return "this pull request changes the HTTP target's URL"
-    return "a python: target's code at the base commit is not checked out here"
+    if base_sha is None:
+        return "a python: target's code at the base commit is not checked out here"
+    return None  # a python: target: run from the base commit's tree (base_tree)
+
+
+def base_tree(workdir: Path, head: LoadedConfig, base_sha: str, dest: Path) -> Path:
+    """The base commit's tree in `dest` and the path the base config takes there (the head config's own
+    path in the checkout), so a `python:` target is imported from the base code beside it; CairnError when
+    git cannot give the commit (the caller falls back to the drift probe)."""
+    git_archive(workdir, base_sha, dest)
+    source = head.source.resolve() if head.source is not None else workdir / "cairn.toml"
+    try:
+        relative = source.relative_to(workdir.resolve())
+    except ValueError:
+        relative = Path(source.name)
+    return dest / relative
 
 
 def control_runner(
@@ -90,6 +110,7 @@ def control_runner(
             trusted: Trusted,
             base_data: bytes | None,
             seed: str,
+            base_sha: str | None = None,
         ) -> Report | None:
             changed = changed_cases(baseline, candidate)
             if candidate.notes.deterministic or not changed:
@@ -122,15 +143,19 @@ def control_runner(
                 )
                 return list(run.records)
 
-            why = why_not_base(loaded, trusted.config, base_data)
+            why = why_not_base(loaded, trusted.config, base_data, base_sha)
             if why is None and trusted.config is not None and base_data is not None:
-                file = scratch.run / f"{name}.base.toml"
-                write_bytes(file, base_data, what="the base config", durable=False)
-                file.chmod(0o644)
-                base = LoadedConfig(config=trusted.config, source=file, base_dir=scratch.run)
                 probed = probe(samples * len(changed))
                 plan = {case: samples for case in changed} | {case: 1 for case in probed}
                 try:
+                    file = scratch.run / f"{name}.base.toml"
+                    target = trusted.config.target or ""
+                    if target.startswith("python:") and base_sha is not None:
+                        file = base_tree(workdir, loaded, base_sha, scratch.run / f"{name}.base-tree")
+                        file.parent.mkdir(parents=True, exist_ok=True)
+                    write_bytes(file, base_data, what="the base config", durable=False)
+                    file.chmod(0o644)
+                    base = LoadedConfig(config=trusted.config, source=file, base_dir=file.parent)
                     check_key_names(base, list(grants.variables))
                     check_routes(base, trusted.config, grants.allowed_endpoints, trusted_where=trusted.where)
                     with workflow.group(f"Cairn: control for {name} (the base system re-asked)"):

@@ -274,7 +274,13 @@ def gate_config(
     control = None
     if rt.control is not None:  # the base system re-asked now, or the drift probe (action/control.py)
         control = rt.control(
-            loaded, baseline, report, trusted=trusted, base_data=at_base.data, seed=f"{pull.head_sha}:{name}"
+            loaded,
+            baseline,
+            report,
+            trusted=trusted,
+            base_data=at_base.data,
+            seed=f"{pull.head_sha}:{name}",
+            base_sha=pull.base_sha,
         )
     labeled_now = rt.context.label if rt.context.action == "labeled" else None
     attack = attack_section(rt, pull, loaded)  # None unless `attack: true`

@@ -53,6 +53,7 @@ class ControlRun(Protocol):
         trusted: Trusted,
         base_data: bytes | None,
         seed: str,
+        base_sha: str | None = None,
     ) -> Report | None: ...
 
 

@@ -117,7 +117,13 @@ def test_action__python_target_on_a_drifting_provider__probe_moves_as_a_block__i
     assert (result.code, result.outputs.get("verdict")) == (3, "incomplete"), result.stdout + result.stderr
     [comment] = sim.sticky()
     assert "the environment shifted since the baseline" in comment["body"]
-    assert "a python: target's code at the base commit is not checked out here" in comment["body"]
+    # The base commit's tree is extracted and its python: target run from there; in this simulation the
+    # base commit in git is the template's, which has no drifting.py, so that run fails and the Action
+    # falls back to the drift probe, saying why.
+    assert (
+        "the base system could not be run (its run failed: the evaluation of default failed"
+        in comment["body"]
+    )
     assert "critical_case_lost" not in json.dumps(
         json.loads((sim.workspace / "cairn-results/default/decision.json").read_text())["decision"]["reasons"]
     )

@@ -81,3 +81,42 @@ def test_gh_baseline__api_answers__no_git_needed(tmp_path: Path, fake_github: Fa
     gateway = PyGithubGateway(connect("t", fake_github.url, throttle=False), "acme/rag")
     copy = read_base_copy(gateway, path=LATEST, ref="c" * 40, workspace=tmp_path)  # not even a repository
     assert (copy.data, copy.via) == (b"{}", "contents API")
+
+
+def test_base_tree__python_target_changed_in_the_pr__base_code_extracted_with_the_config_at_its_own_path(
+    tmp_path: Path,
+) -> None:
+    from cairn_action.config import Config, LoadedConfig
+    from cairn_action.gh.control import base_tree, why_not_base
+
+    ws = tmp_path / "workspace"
+    (ws / "evals/pkg").mkdir(parents=True)
+    _git(tmp_path, "init", "-q", "-b", "main", str(ws))
+    (ws / "evals/pkg/target.py").write_text("def answer(q):\n    return 'base'\n")
+    (ws / "evals/cairn.toml").write_text('target = "python:pkg.target:answer"\n')
+    _git(ws, "add", "-A")
+    _git(ws, "commit", "-q", "-m", "base")
+    base = _git(ws, "rev-parse", "HEAD")
+    (ws / "evals/pkg/target.py").write_text("def answer(q):\n    return 'head'\n")
+    _git(ws, "commit", "-q", "-am", "head")
+
+    config = Config.model_validate({"target": "python:pkg.target:answer"})
+    head = LoadedConfig(config=config, source=ws / "evals/cairn.toml", base_dir=ws / "evals")
+    assert why_not_base(head, config, b"x", base) is None
+    assert (
+        why_not_base(head, config, b"x", None)
+        == "a python: target's code at the base commit is not checked out here"
+    )
+    file = base_tree(ws, head, base, tmp_path / "tree")
+    assert file == tmp_path / "tree/evals/cairn.toml"
+    # The base code, not the pull request's, sits beside the base config.
+    assert (file.parent / "pkg/target.py").read_text() == "def answer(q):\n    return 'base'\n"
+
+
+def test_git_archive__commit_not_in_the_checkout__cairn_error_naming_it(repo: tuple[Path, str, str]) -> None:
+    from cairn_action.errors import CairnError
+    from cairn_action.gh.baseline import git_archive
+
+    ws, _, _ = repo
+    with pytest.raises(CairnError, match="is not in the checkout"):
+        git_archive(ws, "f" * 40, ws.parent / "tree", timeout=10)
