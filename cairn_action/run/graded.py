@@ -92,20 +92,21 @@ def judge_answer(
     if getattr(judge, "deterministic", False) is True:
         return _draw(judge, cache, case, answer_text, clock, key)
     key = sample_key(key, sample)
-    needed = draws // 2 + 1
+    needed = max(draws, 1) // 2 + 1
     judged: list[Judged] = []
+    votes: list[bool | None] = []
     for draw in range(max(draws, 1)):
         # Draw 0 keeps the sample's key, so a baseline judged once before replays it from the cache.
         one = _draw(judge, cache, case, answer_text, clock, key if draw == 0 else _draw_key(key, draw))
         judged.append(one)
         if one.verdict is None:
             return Judged(verdict=None, calls=_calls(judged), error=one.error, raw_output=one.raw_output)
-        votes = [j.verdict.correct for j in judged if j.verdict is not None]
-        if max(votes.count(True), votes.count(False)) >= needed or draws <= 1:
+        votes.append(one.verdict.correct)
+        if max(votes.count(True), votes.count(False)) >= needed:
             break
-    votes = [j.verdict.correct for j in judged if j.verdict is not None]
     majority = votes.count(True) > votes.count(False)
-    winner = next(j for j in judged if j.verdict is not None and j.verdict.correct == majority)
+    # The majority's own verdict (its rationale with it); the last draw when no draw said right or wrong.
+    winner = next((j for j, v in zip(judged, votes, strict=True) if v is majority), judged[-1])
     return Judged(verdict=winner.verdict, calls=_calls(judged))
 
 
