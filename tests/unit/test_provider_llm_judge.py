@@ -207,3 +207,25 @@ def test_judge_answer__deterministic_judge_with_draws__grades_once(tmp_path: Pat
         )
         llm.backend.close()
     assert len(server.requests) == 1 and judged.verdict is not None and judged.verdict.correct is False
+
+
+def test_judge_again__baseline_draws__each_record_judged_by_the_majority_of_its_draws(tmp_path: Path) -> None:
+    # The Action's trusted judging of a baseline run (gh/judging.py's judge_records passes draws=3).
+    from cairn_action.run.cache import ResultCache
+    from cairn_action.run.sealed import judge_again
+
+    case = make_case("q1")
+    record = run_case(case, make_deps(tmp_path), sample=1)
+    with FakeOpenAIServer() as server:
+        server.script(
+            Step(content='{"score": 0, "correct": false}'),
+            Step(content='{"score": 1, "correct": true}'),
+            Step(content='{"score": 1, "correct": true}'),
+        )
+        llm = LLMJudge(openai_chat(server.base_url, model="gpt-4.1-mini"))
+        [judged] = judge_again(
+            llm, [record], {case.id: case}, cache=ResultCache(tmp_path / "judge"), clock=lambda: 0.0, draws=3
+        )
+        llm.backend.close()
+    assert len(server.requests) == 3 and judged.judge is not None and judged.judge.correct is True
+    assert sum(c.role == "judge" for c in judged.calls) == 3
