@@ -39,7 +39,9 @@ from cairn_action.gate.stats import mantel_haenszel_drop
 
 N = len(TRUTH)
 SHIFT = 0.05 * N / TRUTH.sum()
-PAIRING = "confirm" if "--pairing-all-fresh" not in sys.argv else "all-fresh"
+PAIRING = "confirm" if "--pairing-confirm-only" in sys.argv else "all-fresh"
+"""Which fresh samples of the PR the note's pairing test counts: all of them, as Cairn does (gate/control.py's
+fresh_samples), or only the 4 confirmation re-asks (not the flaky round, asked only when those looked bad)."""
 
 
 def noise(rng: np.random.Generator) -> np.ndarray:
@@ -97,7 +99,7 @@ def pair(rng: np.random.Generator, broken: list[int], shift: float, level: float
         return mantel_haenszel_drop(tables).p_one_sided < 0.05 and broke - fixed >= 2
 
     pairing = mantel_haenszel_drop([(int(fresh_base[i]), 3, int(confirm_c[i]), 4) for i in ids])
-    if PAIRING == "all-fresh":  # the flaky round's 6 more too: asked only when the first 4 looked bad
+    if PAIRING == "all-fresh":
         pairing = mantel_haenszel_drop(
             [(int(fresh_base[i]), 3, int(fresh_c[i]), int(n_fresh[i])) for i in ids]
         )
@@ -128,7 +130,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument(
-        "--pairing-all-fresh", action="store_true", help="the note's pairing test counts the flaky round too"
+        "--pairing-confirm-only",
+        action="store_true",
+        help="the note's pairing test counts only the 4 confirmation re-asks, not the flaky round",
     )
     args = parser.parse_args()
     rng = np.random.Generator(np.random.PCG64(23))
