@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cairn_action.errors import CairnError, InfrastructureError
+from cairn_action.files import write_bytes
 from cairn_action.gh.gateway import GitHubGateway
 from cairn_action.gh.pygithub_errors import NotFound, PermissionDenied
 
@@ -78,7 +79,8 @@ def git_archive(workspace: Path, ref: str, dest: Path, *, timeout: float = 120.0
         raise CairnError(f"git archive {ref[:12]} failed: {err}", "check the checkout")
     dest.mkdir(parents=True, exist_ok=True)
     root = dest.resolve()
-    with tarfile.open(fileobj=io.BytesIO(made.stdout)) as tar:
+    # an uncompressed tar in memory (git archive --format=tar): the TarFile constructor, no file opened
+    with tarfile.TarFile(fileobj=io.BytesIO(made.stdout)) as tar:
         for member in tar.getmembers():
             path = (root / member.name).resolve()
             if not path.is_relative_to(root) or not (member.isfile() or member.isdir()):
@@ -87,9 +89,10 @@ def git_archive(workspace: Path, ref: str, dest: Path, *, timeout: float = 120.0
                 path.mkdir(parents=True, exist_ok=True)
                 path.chmod(0o755)
                 continue
-            path.parent.mkdir(parents=True, exist_ok=True)
             data = tar.extractfile(member)
-            path.write_bytes(data.read() if data is not None else b"")
+            write_bytes(
+                path, data.read() if data is not None else b"", what="the base tree's file", durable=False
+            )
             path.chmod(0o644)
     return dest
 

@@ -86,8 +86,8 @@ def test_gh_baseline__api_answers__no_git_needed(tmp_path: Path, fake_github: Fa
 def test_base_tree__python_target_changed_in_the_pr__base_code_extracted_with_the_config_at_its_own_path(
     tmp_path: Path,
 ) -> None:
+    from cairn_action.action.control import base_tree, why_not_base
     from cairn_action.config import Config, LoadedConfig
-    from cairn_action.gh.control import base_tree, why_not_base
 
     ws = tmp_path / "workspace"
     (ws / "evals/pkg").mkdir(parents=True)
@@ -114,8 +114,8 @@ def test_base_tree__python_target_changed_in_the_pr__base_code_extracted_with_th
 
 
 def test_git_archive__commit_not_in_the_checkout__cairn_error_naming_it(repo: tuple[Path, str, str]) -> None:
+    from cairn_action.action.baseline import git_archive
     from cairn_action.errors import CairnError
-    from cairn_action.gh.baseline import git_archive
 
     ws, _, _ = repo
     with pytest.raises(CairnError, match="is not in the checkout"):
