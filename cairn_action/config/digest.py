@@ -34,9 +34,10 @@ UNHASHED: dict[str, Any] = {
 
 
 _RETRIEVAL_DEFAULTS = {
-    key: RetrievalConfig.model_fields[key].default for key in ("rrf_k", "candidates", "rewrite", "rerank")
+    key: RetrievalConfig.model_fields[key].default
+    for key in ("rrf_k", "candidates", "rewrite", "rerank", "encoder")
 }
-_DENSE_ONLY = ("fusion", "bm25_weight", "sentence_weight")
+_DENSE_ONLY = ("fusion", "bm25_weight", "sentence_weight", "encoder")
 
 
 def prune_retrieval_defaults(data: dict[str, Any]) -> None:

@@ -109,6 +109,11 @@ class RetrievalConfig(_Section):
     """RRF's k: a chunk at rank r of a ranking adds 1 / (k + r)."""
     candidates: int = Field(default=100, ge=10, le=10000)
     """Chunks each of BM25 and dense ranks before `hybrid` fuses them."""
+    encoder: Literal["transformer", "static"] = "transformer"
+    """`dense`, `hybrid`: `transformer` runs the model on every text; `static` distils it once (11 to 16 s
+    of CPU, cached) into a token table and sums table rows: a cold index of the handbook in 12 to 14 s of
+    CPU instead of minutes, but on the handbook's dev sets it ranked below BM25 (benchmarks/README.md,
+    "A static encoder"). Measure it on your own golden set before choosing it."""
     model_path: str | None = None
     """A folder with model.onnx and tokenizer.json; default: all-MiniLM-L6-v2 (int8) from the extra."""
     sentence_weight: float = Field(default=0.5, ge=0.0, le=1.0)

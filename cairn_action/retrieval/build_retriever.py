@@ -17,6 +17,7 @@ from cairn_action.retrieval.dense import DenseRetriever, HybridRetriever, Senten
 from cairn_action.retrieval.embedding import Embedder, load_embedder, locate_model, require_runtime
 from cairn_action.retrieval.index_cache import DenseArrays, IndexCache
 from cairn_action.retrieval.lexical import BM25Retriever, index_text
+from cairn_action.retrieval.static_embedding import load_static_embedder
 from cairn_action.retrieval.vector_cache import VectorCache
 
 
@@ -107,10 +108,11 @@ def build_retrieval(
     *,
     cache: IndexCache,
     model_path: Path | None = None,
-    embedder_factory: Callable[[Path | None], Embedder] = load_embedder,
+    embedder_factory: Callable[[Path | None], Embedder] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> BuiltRetrieval:
-    """The retriever `retrieval.mode` names, built (or loaded from `cache`) over `corpus`."""
+    """The retriever `retrieval.mode` names, built (or loaded from `cache`) over `corpus`; the embedder is
+    `retrieval.encoder`'s unless `embedder_factory` is given (tests)."""
     store = cache.store(corpus, chunking.size, chunking.overlap)
     key = cache.chunks_key(corpus, chunking.size, chunking.overlap)
     stats = cache.stats
@@ -124,7 +126,12 @@ def build_retrieval(
         assert bm25 is not None
         return BuiltRetrieval(store, bm25, None, ", ".join(parts), tuple(stats.problems))
 
-    embedder = embedder_factory(model_path)
+    if embedder_factory is not None:
+        embedder = embedder_factory(model_path)
+    elif retrieval.encoder == "static":
+        embedder = load_static_embedder(model_path, cache.embeddings_root, progress=progress)
+    else:
+        embedder = load_embedder(model_path)
     embedding_problems: list[str] = []
     use_sentences = retrieval.sentence_weight > 0
     embedded: list[str] = []

@@ -162,8 +162,9 @@ class OnnxEmbedder:
         self._inputs = {i.name for i in self._session.get_inputs()}
         self.dimension = int(self._session.get_outputs()[0].shape[-1])
 
-    def _run(self, batch: list[list[int]]) -> np.ndarray:
-        """The pooled, normalised vectors of a batch of token id lists (padded with 0, masked)."""
+    def _run(self, batch: list[list[int]], normalize: bool = True) -> np.ndarray:
+        """The pooled (and, with `normalize`, L2-normalised) vectors of a batch of token id lists (padded
+        with 0, masked)."""
         width = max(len(ids) for ids in batch)
         ids = np.zeros((len(batch), width), dtype=np.int64)
         mask = np.zeros((len(batch), width), dtype=np.int64)
@@ -176,27 +177,32 @@ class OnnxEmbedder:
         hidden = self._session.run(None, feeds)[0]  # (texts, tokens, dimension)
         weights = mask[:, :, None].astype(hidden.dtype)
         pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
+        if not normalize:
+            return pooled.astype(np.float32)
         norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         return (pooled / norms).astype(np.float32)
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        token_ids = [e.ids for e in self._tokenizer.encode_batch(texts)]
+    def embed_ids(self, token_ids: list[list[int]], *, normalize: bool = True) -> np.ndarray:
+        """One pooled row per token id list, in padded batches over the worker threads."""
         batches = plan_batches([len(ids) for ids in token_ids], self.batch_size, self.batch_tokens)
 
         def run(batch: list[int]) -> np.ndarray:
-            return self._run([token_ids[i] for i in batch])
+            return self._run([token_ids[i] for i in batch], normalize)
 
         if self.workers == 1 or len(batches) == 1:
             results = [run(batch) for batch in batches]
         else:
             with ThreadPoolExecutor(self.workers, thread_name_prefix="cairn-embed") as pool:
                 results = list(pool.map(run, batches))
-        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        out = np.empty((len(token_ids), self.dimension), dtype=np.float32)
         for batch, vectors in zip(batches, results, strict=True):
             out[batch] = vectors
         return out
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return self.embed_ids([e.ids for e in self._tokenizer.encode_batch(texts)])
 
 
 def load_embedder(model_path: Path | None) -> OnnxEmbedder:
