@@ -152,7 +152,7 @@ def load_static_embedder(
     """The static encoder distilled from the configured transformer: the cached table under
     `cache_root/<digest>/` when there is one, else distilled now (and cached when `cache_root` is set)."""
     files = locate_model(model_path)
-    digest = distill_key(files)
+    digest = distill_key(files, PCA_DIMS, SIF)
     label = f"static, distilled from {files.model_id} (pca {PCA_DIMS}, sif {SIF:g})"
     path = None if cache_root is None else Path(cache_root) / digest[:16] / TABLE_FILE
     table = None
@@ -162,7 +162,13 @@ def load_static_embedder(
         except (OSError, ValueError):
             table = None  # a torn or foreign file: distil again and replace it
     if table is None:
-        table = distill_table(OnnxEmbedder(files), plain_tokenizer(files.tokenizer), progress=progress)
+        table = distill_table(
+            OnnxEmbedder(files),
+            plain_tokenizer(files.tokenizer),
+            pca_dims=PCA_DIMS,
+            sif=SIF,
+            progress=progress,
+        )
         if path is not None:
             save_npz(path, array=table)
     return StaticEmbedder(table, files.tokenizer, model_id=label, digest=digest)
