@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from cairn_action.errors import ConfigError
 from cairn_action.retrieval.embedding import (
     ModelFiles,
     OnnxEmbedder,
@@ -89,6 +90,11 @@ def distill_table(
     """The weighted token table (vocabulary x `pca_dims`, float32), steps 1-3 of the module docstring."""
     size = tokenizer.get_vocab_size()
     cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    if cls is None or sep is None:  # the recipe frames each token as BERT does
+        raise ConfigError(
+            "retrieval.encoder: static distils BERT-style encoders only; the tokenizer has no [CLS] or [SEP]",
+            'use encoder = "transformer" with this model_path',
+        )
     raw = np.empty((size, model.dimension), dtype=np.float32)
     kind = "vocabulary tokens for the static encoder"
     if progress is not None:

