@@ -20,7 +20,8 @@ and the top 10 of a sample is the same for every dev-set question (benchmarks/RE
 at batch speed"). That tolerance, not bit-identity, is what the embedding cache (keyed by text) promises
 between runs. A single text (a query) runs alone, unpadded, as before; `batch_size=1` gives the old
 one-text-at-a-time vectors. Batching pays for short texts only: the int8 model is compute-bound at
-about 4,000 tokens/s per core, and a batch saves the per-call overhead, not the arithmetic.
+about 4,000 tokens/s per core, and a batch saves the per-call overhead, not the arithmetic. The cheaper
+`retrieval.encoder = "static"` (static_embedding.py) is distilled from this model through `embed_ids`.
 """
 
 from __future__ import annotations
