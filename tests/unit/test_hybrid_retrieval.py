@@ -259,3 +259,17 @@ def test_dense_sentences__a_chunk_scored_by_its_best_sentence_too() -> None:
 def test_sentence_units__rows_not_grouped_by_chunk__refused() -> None:
     with pytest.raises(ValueError, match="grouped"):
         SentenceUnits(vectors=np.zeros((2, 3), np.float32), owner=np.asarray([1, 0]))
+
+
+def test_hidden_output__pooled_and_score_outputs_first__the_first_3d_output_with_a_fixed_width() -> None:
+    from types import SimpleNamespace
+
+    from cairn_action.retrieval.embedding import hidden_output
+
+    scores = SimpleNamespace(name="output", shape=["batch_size", "sequence_length"])
+    symbolic = SimpleNamespace(name="x", shape=["batch", "tokens", "width"])
+    hidden = SimpleNamespace(name="onnx::Shape_422", shape=["b", "s", 384])
+    pooled = SimpleNamespace(name="461", shape=["b", 384])
+    assert hidden_output([scores, symbolic, hidden, pooled]) is hidden
+    with pytest.raises(ConfigError, match="no \\(texts, tokens, dimension\\) output"):
+        hidden_output([scores, pooled])
