@@ -61,12 +61,14 @@ def main() -> None:
     parser.add_argument("--sentence-weight", type=float, default=0.5)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--table-cached", action="store_true")
+    parser.add_argument("--model-path", type=Path, help="retrieval.model_path: another ONNX encoder's folder")
     args = parser.parse_args()
     handbook = load_corpus(HANDBOOK)
     corpus = handbook if args.corpus == "handbook" else new_user_corpus(handbook)
     retrieval = RetrievalConfig(mode=args.mode, encoder=args.encoder, sentence_weight=args.sentence_weight)
     print(
-        f"{args.corpus}: {len(corpus.documents)} documents; {args.mode}, {args.encoder}, "
+        f"{args.corpus}: {len(corpus.documents)} documents; {args.mode}, {args.encoder} "
+        f"({args.model_path or 'the default model'}), "
         f"sentence_weight {args.sentence_weight}; {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"
     )
     walls: list[float] = []
@@ -80,7 +82,9 @@ def main() -> None:
                     target.parent.mkdir(parents=True)
                     shutil.copy(kept[0], target)
                 wall, cpu = time.perf_counter(), time.process_time()
-                built = build_retrieval(corpus, ChunkingConfig(), retrieval, cache=IndexCache(root))
+                built = build_retrieval(
+                    corpus, ChunkingConfig(), retrieval, cache=IndexCache(root), model_path=args.model_path
+                )
                 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
                 for table in (root / "embeddings").glob(f"*/{TABLE_FILE}"):
                     (Path(keep) / table.parent.name).mkdir(exist_ok=True)
