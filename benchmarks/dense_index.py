@@ -29,7 +29,7 @@ from pathlib import Path
 from cairn_action.config import ChunkingConfig, RetrievalConfig
 from cairn_action.index.chunks import build_store
 from cairn_action.index.corpus import Corpus, corpus_hash_of, load_corpus
-from cairn_action.retrieval.build import build_retrieval
+from cairn_action.retrieval.build_retriever import build_retrieval
 from cairn_action.retrieval.index_cache import IndexCache
 from cairn_action.retrieval.static_embedding import TABLE_FILE
 

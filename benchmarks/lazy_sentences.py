@@ -20,7 +20,7 @@ import numpy as np
 
 from cairn_action.config import ChunkingConfig, RetrievalConfig
 from cairn_action.index.corpus import load_corpus
-from cairn_action.retrieval.build import build_retrieval
+from cairn_action.retrieval.build_retriever import build_retrieval
 from cairn_action.retrieval.dense import DenseRetriever
 from cairn_action.retrieval.index_cache import IndexCache
 
