@@ -111,7 +111,7 @@ class RetrievalConfig(_Section):
     """Chunks each of BM25 and dense ranks before `hybrid` fuses them."""
     encoder: Literal["transformer", "static"] = "transformer"
     """`dense`, `hybrid`: `transformer` runs the model on every text; `static` distils it once (11 to 16 s
-    of CPU, cached) into a token table and sums table rows: a cold index of the handbook in 12 to 14 s of
+    of CPU, cached) into a token table and sums table rows: a cold index of the handbook in 10 to 14 s of
     CPU instead of minutes, but on the handbook's dev sets it ranked below BM25 (benchmarks/README.md,
     "A static encoder"). Measure it on your own golden set before choosing it."""
     model_path: str | None = None
