@@ -12,6 +12,13 @@ import tomllib
 from pathlib import Path
 
 from cairn_action.config import config_hash, parse_config
+from cairn_action.gate.release_decision import (
+    Evaluation,
+    OverrideClaim,
+    PreviousRelease,
+    ReleaseDecision,
+    decide_release,
+)
 from cairn_action.report.io import read_report
 from cairn_action.report.models import OverrideRecord, Report, TagStats
 
@@ -96,3 +103,56 @@ def assert_expected(name: str, text: str) -> None:
         path.write_text(text, encoding="utf-8", newline="\n")
     assert path.is_file(), f"{path} is missing: run the tests once with CAIRN_REGENERATE=1 and review it"
     assert text == path.read_text(encoding="utf-8"), f"{path} differs; CAIRN_REGENERATE=1 rewrites it"
+
+
+# The pure release decision with the defaults most tests share (gate/ and render/ tests both use them).
+REPORT_PATH = "reports/latest/default.json"
+
+
+def release_evaluation(report: Report | None, *, golden: bytes = GOLDEN_V1, version: str = "1") -> Evaluation:
+    return Evaluation(
+        report=report,
+        report_path=REPORT_PATH,
+        expected_config_hash=hash_of_config(CONFIG_TOML),
+        expected_golden_hash=sha256(golden),
+        expected_golden_version=version,
+    )
+
+
+def release_decision(
+    report: Report | None,
+    previous: PreviousRelease | None = None,
+    claim: OverrideClaim | None = None,
+    evaluation: Evaluation | None = None,
+    tag: str = "v1.1.0",
+) -> ReleaseDecision:
+    return decide_release(
+        release_tag=tag,
+        config_name="default",
+        evaluation=evaluation or release_evaluation(report),
+        previous=previous,
+        overrides=(),
+        claim=claim,
+        report_url="https://github.com/acme/rag/blob/v1.1.0/reports/latest/default.json",
+        stamped_at="2026-11-30T12:00:00Z",
+    )
+
+
+def previous_release(report: Report, tag: str = "v1.0.0") -> PreviousRelease:
+    stamp = release_decision(report, tag=tag).stamp
+    return PreviousRelease(
+        release_tag=tag, url=f"https://github.example/acme/rag/releases/tag/{tag}", stamp=stamp
+    )
+
+
+def override_claim(
+    *, allowed: bool = True, reason: str = "known regression, fixed in 1.1.1"
+) -> OverrideClaim:
+    return OverrideClaim(
+        actor="maintainer1",
+        role="maintain" if allowed else "read",
+        allowed=allowed,
+        reason=reason,
+        at="2026-11-30T12:00:00Z",
+        via="release notes",
+    )

@@ -11,6 +11,9 @@ import pytest
 from action_sim import CONFIG, LATEST, Sim, Template, build_template, new_sim
 from fakes.github_server import FakeGitHub
 
+# Action simulations (10 to 15 s each, one shared repository to set up), as the other test_action_* modules.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="session")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Template:

@@ -107,6 +107,7 @@ def _config(project: Path, name: str, extra: str = "", golden: str = "golden/que
     (project / f"{name}.toml").write_text(f'name = "{name}"\n{extra}\n[golden]\npath = "{golden}"\n')
 
 
+@pytest.mark.slow  # whole runs of the sample corpus: 8 to 30 s each on the shared cores
 def test_sealed__run_without_the_key_then_score_with_it__the_plain_evaluation_case_for_case(
     project: tuple[Path, str],
 ) -> None:
@@ -184,6 +185,7 @@ def test_sealed__run_only_with_the_key_in_its_environment__refused_before_anythi
     assert not (root / "keyed.jsonl").exists()
 
 
+@pytest.mark.slow  # whole runs of the sample corpus: 8 to 30 s each on the shared cores
 def test_sealed__run_only_of_the_eval_split__every_case_run_the_scorer_picks_the_split(
     project: tuple[Path, str],
 ) -> None:
@@ -242,6 +244,7 @@ def test_sealed__wrong_identity_or_not_an_identity__one_line_exit_2(project: tup
     assert f"{KEY_ENV}: not an age identity" in garbage.stderr
 
 
+@pytest.mark.slow  # whole runs of the sample corpus: 8 to 30 s each on the shared cores
 def test_oracle_target__plain_golden_set_in_the_checkout__reads_the_answers(tmp_path: Path) -> None:
     """The attack the sealed set exists for: with the plain set in the checkout, a target that reads files
     answers every answerable case right."""
@@ -255,6 +258,7 @@ def test_oracle_target__plain_golden_set_in_the_checkout__reads_the_answers(tmp_
     assert report["answer"]["exact_match"] > 0.9
 
 
+@pytest.mark.slow  # whole runs of the sample corpus: 8 to 30 s each on the shared cores
 def test_oracle_target__sealed_set__finds_no_answer_and_is_scored_as_the_system_it_is(
     project: tuple[Path, str],
 ) -> None:

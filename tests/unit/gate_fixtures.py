@@ -1,6 +1,6 @@
 """Shared by the gate and render tests: the committed report fixtures and the expected-file check.
 
-`CAIRN_REGENERATE=1 pytest tests/unit/test_render_comment.py` rewrites the expected markdown files; the
+`CAIRN_REGENERATE=1 pytest tests/unit/render/test_render_comment.py` rewrites the expected markdown files; the
 diff is then reviewed like any other change to what users see.
 """
 

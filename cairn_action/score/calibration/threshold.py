@@ -22,7 +22,7 @@ k_min1 when at least AUTO_FACTOR x k_min1 calibration cases have a confidence, e
 rule. Simulated (docs/concepts/abstention.md#fixed-sequence, S1-S3, 400 draws a cell, n_cal 48 / 100 / 400):
 never fewer answers than the
 k_min start, up to 5-6 points more at n_cal >= 100 for alpha 0.2 and at 400 for alpha 0.1, violations
-at most 6.2% against delta 0.1 (see tests/unit/test_calibration.py and benchmarks/README.md).
+at most 6.2% against delta 0.1 (see tests/unit/score/test_calibration.py and benchmarks/README.md).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from cairn_action.report.io import read_calibration, read_latest_reports
 from cairn_action.report.leaderboard import render_leaderboard
 from cairn_action.score.calibration.committed import system_hash
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CONFIGS = [ROOT / "cairn.toml", *sorted((ROOT / "configs").glob("*.toml"))]
 
 

@@ -12,7 +12,7 @@ from score_builders import make_case
 
 from cairn_action.golden.split import calibration_size, split_golden, split_ids, split_key, stratum_of
 
-VECTOR = Path(__file__).resolve().parents[1] / "data" / "split_vector.json"
+VECTOR = Path(__file__).resolve().parents[2] / "data" / "split_vector.json"
 
 
 def test_split_key__sha256_of_seed_nul_id__metrics_md_vector() -> None:

@@ -28,7 +28,7 @@ def test_shard_of__another_process_with_another_hash_seed__agrees() -> None:
         "from cairn_action.run.shard import shard_of\n"
         "print([shard_of(f'case-{i:03d}', 5) for i in range(50)])"
     )
-    repo = Path(__file__).resolve().parents[2]
+    repo = Path(__file__).resolve().parents[3]
     outputs = {
         subprocess.run(
             [sys.executable, "-c", code],

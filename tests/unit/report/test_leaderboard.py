@@ -10,7 +10,7 @@ from test_report_build import _build
 from cairn_action.report.leaderboard import COLUMNS, primary_metric, render_leaderboard
 from cairn_action.report.models import Report
 
-EXPECTED = Path(__file__).resolve().parents[1] / "data" / "leaderboard"
+EXPECTED = Path(__file__).resolve().parents[2] / "data" / "leaderboard"
 
 
 def _expected(name: str, text: str) -> str:

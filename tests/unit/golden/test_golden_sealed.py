@@ -12,7 +12,7 @@ from cairn_action.golden.load import load_golden, load_questions
 from cairn_action.golden.sealed import KEY_ENV
 from cairn_action.golden.sealer import new_identity, seal, unseal
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

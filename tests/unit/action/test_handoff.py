@@ -11,7 +11,7 @@ from cairn_action.action.handoff import Handoff, read_handoffs, write_handoff
 from cairn_action.errors import DataError
 from cairn_action.report.io import read_report
 
-REPORT = Path(__file__).resolve().parents[2] / "reports" / "latest" / "default.json"
+REPORT = Path(__file__).resolve().parents[3] / "reports" / "latest" / "default.json"
 
 
 def _handoff(**extra: object) -> Handoff:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from explorer_kit import assert_self_contained
 from repo_files import committed_copy
-from test_render_explorer import assert_self_contained
 
 from cairn_action.cli import main
 from cairn_action.gate.models import GateResult

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 # The fast lane (`pytest -m "not slow"`) leaves these out: about 650 CLI runs, the longest module of the
-# unit tests; tests/unit/test_bad_input.py pins one example of each kind there.
+# unit tests; tests/integration/test_bad_input.py pins one example of each kind there.
 pytestmark = pytest.mark.slow
 
 _HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_render_explorer import REPO, SCORING, Page, _scoring_report_and_records, assert_self_contained
+from explorer_kit import REPO, SCORING, Page, _scoring_report_and_records, assert_self_contained
 
 from cairn_action.cli import main
 from cairn_action.report.io import dumps

@@ -21,7 +21,7 @@ from cairn_action.run.artifact import read_artifact
 from cairn_action.score.calibration.committed import CalibrationFile
 from cairn_action.score.calibration.from_run import calibrate
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "scoring"
+DATA = Path(__file__).resolve().parents[2] / "data" / "scoring"
 CONFIG = Config(name="fixture")
 GOLDEN = load_golden(DATA / "golden.jsonl")
 RUN = read_artifact(DATA / "run.jsonl")

@@ -90,7 +90,7 @@ def test_appender__process_killed_before_any_fsync__keeps_every_appended_record(
     child = textwrap.dedent(
         f"""
         import os, signal, sys
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path.insert(0, {str(Path(__file__).parents[1])!r})
         from run_fakes import make_record
         from cairn_action.run.artifact import ArtifactAppender
         appender = ArtifactAppender({str(path)!r}, sync_every=1000, sync_seconds=1e9)

@@ -16,7 +16,7 @@ from cairn_action.errors import CairnError
 from cairn_action.golden.load import load_golden
 from cairn_action.providers.prompt import canary_instructions
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = ROOT / "golden" / "golden.jsonl"
 CTX = CheckContext(system_canary="CANARY-SYS", system_prompt=canary_instructions("CANARY-SYS"))
 

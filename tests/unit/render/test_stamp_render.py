@@ -4,8 +4,16 @@
 from __future__ import annotations
 
 import pytest
-from release_builders import GOLDEN_V2, assert_expected, override, release_report
-from test_release_gate import _claim, _decide, _evaluation, _previous
+from release_builders import (
+    GOLDEN_V2,
+    assert_expected,
+    override,
+    override_claim,
+    previous_release,
+    release_decision,
+    release_evaluation,
+    release_report,
+)
 
 from cairn_action.errors import CairnError
 from cairn_action.gate.release_decision import decide_release
@@ -25,43 +33,49 @@ def _with_overrides(stamp: Stamp) -> Stamp:
 
 
 def test_stamp_render__first_release() -> None:
-    stamp = _with_overrides(_decide(release_report(), tag="v1.0.0").stamp)
+    stamp = _with_overrides(release_decision(release_report(), tag="v1.0.0").stamp)
     assert_expected("first.md", render_stamp(stamp))
 
 
 def test_stamp_render__second_release__deltas_since_the_last_stamp() -> None:
     report = release_report(unanswerable=1.0, token_f1=0.95, answer_rate=0.8)
-    stamp = _with_overrides(_decide(report, _previous(release_report())).stamp)
+    stamp = _with_overrides(release_decision(report, previous_release(release_report())).stamp)
     assert_expected("deltas.md", render_stamp(stamp))
 
 
 def test_stamp_render__refused() -> None:
-    stamp = _decide(release_report(safety=0.75), _previous(release_report()), _claim(allowed=False)).stamp
+    stamp = release_decision(
+        release_report(safety=0.75), previous_release(release_report()), override_claim(allowed=False)
+    ).stamp
     assert_expected("refused.md", render_stamp(stamp))
 
 
 def test_stamp_render__published_over_a_regression() -> None:
-    stamp = _decide(release_report(safety=0.75), _previous(release_report()), _claim()).stamp
+    stamp = release_decision(
+        release_report(safety=0.75), previous_release(release_report()), override_claim()
+    ).stamp
     assert_expected("over_regression.md", render_stamp(stamp))
 
 
 def test_stamp_render__golden_version_changed__says_not_comparable() -> None:
     report = release_report(safety=0.25, golden=GOLDEN_V2, golden_version="2")
-    evaluation = _evaluation(report, golden=GOLDEN_V2, version="2")
-    stamp = _decide(report, _previous(release_report()), evaluation=evaluation).stamp
+    evaluation = release_evaluation(report, golden=GOLDEN_V2, version="2")
+    stamp = release_decision(report, previous_release(release_report()), evaluation=evaluation).stamp
     text = render_stamp(stamp)
     assert "**Not comparable with [v1.0.0]" in text
     assert_expected("not_comparable.md", text)
 
 
 def test_stamp_render__not_evaluated() -> None:
-    assert_expected("not_evaluated.md", render_stamp(_decide(None, _previous(release_report())).stamp))
+    assert_expected(
+        "not_evaluated.md", render_stamp(release_decision(None, previous_release(release_report())).stamp)
+    )
 
 
 def test_stamp_render__hostile_reason_and_login__inert() -> None:
     hostile = "@acme/security see #12 <!-- --> <img src=x> | [x](https://evil.example) `code`\n- list"
-    claim = _claim(reason=hostile)
-    stamp = _decide(release_report(safety=0.75), _previous(release_report()), claim).stamp
+    claim = override_claim(reason=hostile)
+    stamp = release_decision(release_report(safety=0.75), previous_release(release_report()), claim).stamp
     stamp = stamp.model_copy(update={"overrides": [override(3, "@mallory", hostile, "2026-11-10T08:00:00Z")]})
     text = render_stamp(stamp)
     visible = text.rsplit("<!-- cairn:stamp ", 1)[0]
@@ -72,7 +86,7 @@ def test_stamp_render__hostile_reason_and_login__inert() -> None:
 
 def test_stamp_render__many_overrides__table_cut_but_data_keeps_all() -> None:
     many = [override(i, "alice", "x" * 300, f"2026-11-10T08:{i % 60:02d}:00Z") for i in range(1, 81)]
-    stamp = _decide(release_report(), tag="v1.0.0").stamp.model_copy(update={"overrides": many})
+    stamp = release_decision(release_report(), tag="v1.0.0").stamp.model_copy(update={"overrides": many})
     assert len(render_stamp(stamp)) + 30_000 > MAX_RELEASE_BODY, "the whole table would not fit"
     notes = stamp_notes("n" * 30_000, stamp)
     assert len(notes) <= MAX_RELEASE_BODY
@@ -82,7 +96,7 @@ def test_stamp_render__many_overrides__table_cut_but_data_keeps_all() -> None:
 
 
 def test_stamp_render__no_room_left__one_line_error() -> None:
-    stamp = _decide(release_report(), tag="v1.0.0").stamp
+    stamp = release_decision(release_report(), tag="v1.0.0").stamp
     with pytest.raises(CairnError, match="leave room for"):
         stamp_notes("n" * (MAX_RELEASE_BODY - 100), stamp)
 
@@ -91,7 +105,7 @@ def test_stamp_render__custom_override_prefix__named_in_the_refusal() -> None:
     stamp = decide_release(
         release_tag="v1.1.0",
         config_name="default",
-        evaluation=_evaluation(None),
+        evaluation=release_evaluation(None),
         previous=None,
         overrides=(),
         claim=None,
@@ -105,7 +119,7 @@ def test_stamp_render__as_markdown__markers_and_data_hidden_tables_rendered() ->
     from markdown_it import MarkdownIt
 
     report = release_report(unanswerable=1.0)
-    stamp = _with_overrides(_decide(report, _previous(release_report())).stamp)
+    stamp = _with_overrides(release_decision(report, previous_release(release_report())).stamp)
     notes = stamp_notes("Author notes\n\n<!-- an unclosed comment", stamp)
     html = MarkdownIt("commonmark").enable("table").render(notes)
     hidden = [t.content for t in MarkdownIt("commonmark").parse(notes) if t.type == "html_block"]
@@ -122,7 +136,7 @@ def test_stamp_render__self_override__marked_in_the_table_and_kept_in_the_data()
     own = override(21, "carol", "my own call", "2026-11-20T08:00:00Z").model_copy(
         update={"self_override": True}
     )
-    stamp = _decide(release_report(), tag="v1.0.0").stamp.model_copy(update={"overrides": [own]})
+    stamp = release_decision(release_report(), tag="v1.0.0").stamp.model_copy(update={"overrides": [own]})
     text = render_stamp(stamp)
     assert "carol (self-override)" in text.rsplit("<!-- cairn:stamp ", 1)[0]
     assert extract_stamp(text, "default") == stamp

@@ -9,7 +9,7 @@ import pytest
 
 from cairn_action.report.schema import SCHEMAS, json_schema, schema_text
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.parametrize("name", sorted(SCHEMAS))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from cairn_action.action.release_history import release_event
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "workflows" / "release-stamp.yml"
 
 

@@ -12,7 +12,7 @@ from ruamel.yaml import YAML
 from cairn_action.errors import CairnError
 from cairn_action.gh.inputs import INPUT_NAMES, ActionConfig, read_inputs
 
-ACTION_YML = Path(__file__).resolve().parents[2] / "action.yml"
+ACTION_YML = Path(__file__).resolve().parents[3] / "action.yml"
 
 
 def _action() -> dict:
