@@ -28,8 +28,9 @@ from pathlib import Path
 
 import requests
 
+from cairn_action.commands.compose import run_evaluation
 from cairn_action.config import load_config
-from cairn_action.run.evaluation import RunOptions, run_evaluation
+from cairn_action.run.evaluation import RunOptions
 from cairn_action.run.models import CaseRecord
 from cairn_action.sample.generate import generate_corpus
 

@@ -54,13 +54,13 @@ def _build(trusted: TrustedJudge, env: Mapping[str, str], services: ProviderServ
     if judge.name == "lexical":
         return LexicalJudge(judge.f1_threshold)
     try:
-        settings = judge_settings(trusted.config)
+        settings = judge_settings(judge, trusted.config.provider)
         if settings.api_key_env and is_reserved(settings.api_key_env):
             raise ConfigError(
                 f"judge.api_key_env: {settings.api_key_env} is one of the runner's own variables",
                 "name a variable of your own that holds the judge's key",
             )
-        return build_llm_judge(trusted.config, env, services)
+        return build_llm_judge(judge, trusted.config.provider, env, services)
     except ConfigError as exc:
         raise CairnError(f"{trusted.where}: {exc.message}", exc.hint) from None
 

@@ -31,7 +31,7 @@ from cairn_action.report.build_report import choose_threshold
 from cairn_action.report.io import read_calibration
 from cairn_action.report.pipeline import split_of
 from cairn_action.run.artifact import read_artifact
-from cairn_action.run.evaluation import RunOptions, run_evaluation
+from cairn_action.run.evaluation import RunEvaluation, RunOptions
 from cairn_action.run.models import CaseRecord, JudgeVerdict, RunHeader
 from cairn_action.run.progress import Progress
 
@@ -200,15 +200,17 @@ def run_attack(
     cwd: Path,
     log: TextIO,
     progress: Progress,
+    evaluate: RunEvaluation,
     env: Mapping[str, str] | None = None,
     answerer: Answerer | None = None,
     artifact: Path | None = None,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> AttackRun:
-    """Generate the suite, run its applicable probes, and return what scoring needs."""
+    """Generate the suite, run its applicable probes through `evaluate` (the evaluation's composition,
+    `commands.compose.run_evaluation`, handed in from above), and return what scoring needs."""
     provider = answerer.name if answerer is not None else loaded.config.provider.name
     plan = plan_attack(loaded, families, provider, artifact=artifact)
-    outcome = run_evaluation(
+    outcome = evaluate(
         loaded,
         plan.options,
         cwd=cwd,

@@ -38,6 +38,7 @@ def cmd_attack(args: argparse.Namespace) -> int:
     from cairn_action.attack.io import write_attack_report
     from cairn_action.attack.render import summary_lines
     from cairn_action.attack.score import build_attack_report
+    from cairn_action.commands.compose import run_evaluation
     from cairn_action.run.progress import make_progress
 
     cwd = Path.cwd()
@@ -50,6 +51,7 @@ def cmd_attack(args: argparse.Namespace) -> int:
         cwd=cwd,
         log=sys.stderr,
         progress=progress,
+        evaluate=run_evaluation,
         env=os.environ,
         artifact=args.artifact,
     )

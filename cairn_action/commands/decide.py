@@ -132,8 +132,9 @@ def _demo_evaluator(cwd: Path, out_dir: Path) -> Callable[[LoadedConfig], Report
     artifact and the reports kept under `out_dir`, never in the repository's reports/."""
 
     def run_split(loaded: LoadedConfig, split: SplitName) -> LoadedRun:
+        from cairn_action.commands.compose import run_evaluation
         from cairn_action.demo import run_artifact
-        from cairn_action.run.evaluation import RunOptions, run_evaluation
+        from cairn_action.run.evaluation import RunOptions
         from cairn_action.run.models import LoadedRun
         from cairn_action.run.progress import make_progress
 

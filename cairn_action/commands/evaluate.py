@@ -290,11 +290,11 @@ def complete_sealed(loaded: LoadedConfig, run: LoadedRun) -> LoadedRun:
     import time
     from dataclasses import replace
 
+    from cairn_action.commands.compose import create_judge
     from cairn_action.golden.load import load_golden
     from cairn_action.index.corpus import load_corpus
     from cairn_action.providers.services import ProviderServices
     from cairn_action.run.cache import ResultCache
-    from cairn_action.run.evaluation import create_judge
     from cairn_action.run.sealed import judge_again, locate_sealed
 
     golden = load_golden(loaded.golden_path, os.environ)

@@ -248,13 +248,13 @@ def cmd_golden_agree(args: argparse.Namespace) -> int:
     import os
     import time
 
+    from cairn_action.commands.compose import create_judge
     from cairn_action.config import load_config
     from cairn_action.golden.agreement import agreement, format_agreement
     from cairn_action.golden.load import load_golden
     from cairn_action.golden.models import GoldenCase
     from cairn_action.providers.services import ProviderServices
     from cairn_action.run.cache import ResultCache
-    from cairn_action.run.evaluation import create_judge
     from cairn_action.run.graded import judge_answer
 
     first, second = load_golden(args.a), load_golden(args.b)  # bad input is refused before any call

@@ -44,7 +44,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     if config.judge.name == "lexical":
         judge = LexicalJudge(config.judge.f1_threshold)
     else:
-        judge = build_llm_judge(config, os.environ, services)
+        judge = build_llm_judge(config.judge, config.provider, os.environ, services)
     name = str(getattr(judge, "label", config.judge.name))
     cache = ResultCache(loaded.cache_dir)
     verdicts: list[bool] = []

@@ -36,7 +36,7 @@ def run_cases(
     """Run the config's cases (the expensive half), with progress on stderr unless --no-progress."""
     import os
 
-    from cairn_action.run.evaluation import run_evaluation
+    from cairn_action.commands.compose import run_evaluation
     from cairn_action.run.judge import PlaceholderJudge
     from cairn_action.run.progress import make_progress
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from cairn_action.config import Config, ProviderConfig
+from cairn_action.config import Config, JudgeConfig, ProviderConfig
 from cairn_action.errors import ConfigError
 from cairn_action.providers.anthropic import AnthropicChat, messages_url
 from cairn_action.providers.chat import ChatBackend
@@ -59,9 +59,9 @@ def provider_settings(config: ProviderConfig) -> ChatSettings:
     )
 
 
-def judge_settings(config: Config) -> ChatSettings:
-    """The LLM judge's model: its own `[judge]` API settings, else the answering provider's."""
-    judge, provider = config.judge, config.provider
+def judge_settings(judge: JudgeConfig, provider: ProviderConfig) -> ChatSettings:
+    """The LLM judge's model: its own `[judge]` API settings, else the answering provider's (`provider`,
+    whose timeouts, retries and rate limit it shares either way)."""
     own = judge.provider is not None
     name = judge.provider if own else provider.name
     if name not in CHAT_PROVIDERS:
@@ -136,9 +136,12 @@ def build_llm_answerer(
     return LLMAnswerer(backend, on_unusable=services.note_unusable)
 
 
-def build_llm_judge(config: Config, env: Mapping[str, str], services: ProviderServices) -> LLMJudge:
+def build_llm_judge(
+    judge: JudgeConfig, provider: ProviderConfig, env: Mapping[str, str], services: ProviderServices
+) -> LLMJudge:
+    """`[judge]`, falling back to `[provider]` for what it does not set (see `judge_settings`)."""
     return LLMJudge(
-        build_chat_backend(judge_settings(config), env, services), on_unusable=services.note_unusable
+        build_chat_backend(judge_settings(judge, provider), env, services), on_unusable=services.note_unusable
     )
 
 
@@ -185,23 +188,26 @@ def build_target(
 
 
 def _retrieval_backend(
-    config: Config, env: Mapping[str, str], services: ProviderServices, key: str
+    provider: ProviderConfig, env: Mapping[str, str], services: ProviderServices, key: str
 ) -> ChatBackend:
     """The answering provider's chat model, for `retrieval.<key> = "llm"` (rewrite, rerank)."""
-    if config.provider.name not in CHAT_PROVIDERS:
+    if provider.name not in CHAT_PROVIDERS:
         raise ConfigError(
-            f'retrieval.{key} = "llm" needs a chat provider, and [provider] name is '
-            f"'{config.provider.name}'",
+            f"retrieval.{key} = \"llm\" needs a chat provider, and [provider] name is '{provider.name}'",
             f'set [provider] name = "openai" (or "anthropic"), or retrieval.{key} = "none"',
         )
-    return build_chat_backend(provider_settings(config.provider), env, services)
+    return build_chat_backend(provider_settings(provider), env, services)
 
 
 def build_query_rewriter(
-    config: Config, env: Mapping[str, str], services: ProviderServices
+    provider: ProviderConfig, env: Mapping[str, str], services: ProviderServices
 ) -> LLMQueryRewriter:
-    return LLMQueryRewriter(_retrieval_backend(config, env, services, "rewrite"))
+    """`retrieval.rewrite = "llm"`: the answering provider's model rewrites the question."""
+    return LLMQueryRewriter(_retrieval_backend(provider, env, services, "rewrite"))
 
 
-def build_reranker(config: Config, env: Mapping[str, str], services: ProviderServices) -> LLMReranker:
-    return LLMReranker(_retrieval_backend(config, env, services, "rerank"))
+def build_reranker(
+    provider: ProviderConfig, env: Mapping[str, str], services: ProviderServices
+) -> LLMReranker:
+    """`retrieval.rerank = "llm"`: the answering provider's model reranks the candidates."""
+    return LLMReranker(_retrieval_backend(provider, env, services, "rerank"))

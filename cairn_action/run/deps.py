@@ -1,4 +1,5 @@
-"""What one case's run needs, built once per run by the composition root (`run.evaluation`).
+"""What one case's run needs, built once per run by `run.evaluation` from the parts that the composition
+root (`commands/compose.py`) builds.
 
 Its own module so that the two ways a case runs, through Cairn's retriever and answerer
 (`run.pipeline`) or through the user's own system (`run.target_case`), share it without importing each

@@ -12,10 +12,11 @@ import sys
 import time
 from pathlib import Path
 
+from cairn_action.commands.compose import run_evaluation
 from cairn_action.config import load_config
 from cairn_action.providers.base import AnswerRequest, AnswerResult
 from cairn_action.providers.stub import StubAnswerer
-from cairn_action.run.evaluation import RunOptions, run_evaluation
+from cairn_action.run.evaluation import RunOptions
 from cairn_action.run.progress import NoProgress
 
 

@@ -16,6 +16,7 @@ from vulnerable_rag import SYSTEM_CANARY, VulnerableAnswerer
 from cairn_action.attack.execute import run_attack, score_attack_artifact
 from cairn_action.attack.score import build_attack_report
 from cairn_action.cli import main
+from cairn_action.commands.compose import run_evaluation
 from cairn_action.config import ATTACK_FAMILIES, load_config
 from cairn_action.errors import CairnError
 from cairn_action.run.progress import make_progress
@@ -157,6 +158,7 @@ def test_attack__cairn_pipeline__planted_passage_and_system_canary_catch_a_vulne
         cwd=tmp_path,
         log=io.StringIO(),
         progress=make_progress(io.StringIO(), enabled=False, is_tty=False),
+        evaluate=run_evaluation,
         answerer=answerer,
     )
     report = build_attack_report(

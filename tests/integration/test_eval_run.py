@@ -18,12 +18,13 @@ import pytest
 from repo_files import HANDBOOK_GOLDEN, handbook_corpus
 
 from cairn_action.cli import main
+from cairn_action.commands.compose import run_evaluation
 from cairn_action.config import LoadedConfig, load_config
 from cairn_action.golden.load import load_golden
 from cairn_action.providers.base import AnswerRequest, AnswerResult
 from cairn_action.providers.stub import StubAnswerer
 from cairn_action.run.artifact import read_artifact
-from cairn_action.run.evaluation import RunOptions, run_evaluation
+from cairn_action.run.evaluation import RunOptions
 from cairn_action.run.models import CaseRecord
 from cairn_action.run.progress import NoProgress
 from cairn_action.run.runner import RunOutcome

@@ -47,7 +47,8 @@ def test_build__local_server_without_a_key__allowed_and_unpriced_model_warned(tm
 
 def test_judge_settings__defaults_to_the_answering_provider(tmp_path: Path) -> None:
     provider = {"name": "openai", "model": "gpt-4o-mini", "api_key_env": "K", "requests_per_minute": 60}
-    settings = judge_settings(_config({"provider": provider, "judge": {"name": "llm"}}, tmp_path))
+    config = _config({"provider": provider, "judge": {"name": "llm"}}, tmp_path)
+    settings = judge_settings(config.judge, config.provider)
     assert (settings.provider, settings.model, settings.api_key_env, settings.requests_per_minute) == (
         "openai",
         "gpt-4o-mini",
@@ -59,18 +60,21 @@ def test_judge_settings__defaults_to_the_answering_provider(tmp_path: Path) -> N
 
 def test_judge_settings__stub_answerer_without_a_judge_provider__config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="needs a chat API"):
-        judge_settings(_config({"judge": {"name": "llm"}}, tmp_path))
+        config = _config({"judge": {"name": "llm"}}, tmp_path)
+        judge_settings(config.judge, config.provider)
 
 
 def test_judge_settings__own_provider_without_a_model__config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"judge\.model"):
-        judge_settings(_config({"judge": {"name": "llm", "provider": "anthropic"}}, tmp_path))
+        config = _config({"judge": {"name": "llm", "provider": "anthropic"}}, tmp_path)
+        judge_settings(config.judge, config.provider)
 
 
 def test_build_llm_judge__its_own_api__label_names_it(tmp_path: Path) -> None:
     judge = {"name": "llm", "provider": "anthropic", "model": "claude-haiku-4-5", "api_key_env": "J"}
     services = ProviderServices()
-    llm = build_llm_judge(_config({"judge": judge}, tmp_path), {"J": "secret"}, services)
+    config = _config({"judge": judge}, tmp_path)
+    llm = build_llm_judge(config.judge, config.provider, {"J": "secret"}, services)
     services.close()
     assert llm.label.startswith("llm (anthropic claude-haiku-4-5, rubric ")
 
