@@ -21,9 +21,9 @@ from cairn_action.config import SAMPLE_CORPUS_DIR, LoadedConfig, is_shipped_gold
 from cairn_action.errors import ConfigError, DataError
 from cairn_action.files import check_output_file, make_dirs
 from cairn_action.golden.load import golden_warnings, load_golden
-from cairn_action.golden.models import GoldenSet
-from cairn_action.golden.support import resolve_support
-from cairn_action.index.corpus import load_corpus
+from cairn_action.golden.models import GoldenCase, GoldenSet
+from cairn_action.golden.support import SupportResolution, resolve_support
+from cairn_action.index.corpus import Corpus, load_corpus
 from cairn_action.providers.base import Answerer
 from cairn_action.providers.registry import create_answerer
 from cairn_action.providers.services import ProviderServices
@@ -42,6 +42,7 @@ from cairn_action.run.evaluation import (
 )
 from cairn_action.run.judge import LexicalJudge
 from cairn_action.run.progress import EmbeddingRate, Progress
+from cairn_action.run.retrieve import QueryRewriter, Reranker
 from cairn_action.run.runner import RunOutcome
 from cairn_action.sample import SAMPLE_INDEX
 from cairn_action.sample.generate import ensure_sample_corpus
@@ -86,36 +87,17 @@ def create_judge(loaded: LoadedConfig, env: Mapping[str, str], services: Provide
     )
 
 
-def run_evaluation(
+def _models(
     loaded: LoadedConfig,
-    options: RunOptions,
+    env: Mapping[str, str] | None,
+    services: ProviderServices,
     *,
-    cwd: Path,
-    log: TextIO,
-    progress: Progress,
-    env: Mapping[str, str] | None = None,
-    answerer: Answerer | None = None,
-    judge: Judge | None = None,
-    now: Callable[[], datetime] = lambda: datetime.now(UTC),
-) -> RunOutcome:
-    """Build everything the config names and run its cases into the artifact; returns the outcome.
-
-    `answerer` replaces the config's provider (tests pass a counting one), `judge` the config's judge
-    (`cairn attack` checks answers itself and pays no judge). Raises CairnError for bad
-    input (exit 2) before any provider is called.
-    """
+    judge: Judge | None,
+    answerer: Answerer | None,
+) -> tuple[Judge, QueryRewriter | None, Reranker | None, Answerer | None]:
+    """The judge, query rewriter, reranker and answerer the config names (a given judge or answerer
+    wins); the answerer is None for a `target`, built once the corpus is read. ConfigErrors at file:line."""
     config = loaded.config
-    # Where the run writes is checked before anything is built, let alone paid for.
-    make_dirs(loaded.cache_dir, what="the provider cache (run.cache_dir)")
-    if options.artifact is not None:
-        check_output_file(cwd / options.artifact, what="the run artifact")
-        make_dirs((cwd / options.artifact).parent, what="the run artifact's folder")
-    else:
-        make_dirs(cwd / RUNS_DIR, what="the run artifacts folder")
-    # Budget, prices, rate limits and HTTP connections shared by the answerer and the judge.
-    services = ProviderServices.from_config(
-        config, env=env, warn=lambda message: log.write(f"warning: {message}\n")
-    )
     try:
         judge = judge or create_judge(loaded, env or {}, services)
         retrieval = config.retrieval
@@ -133,8 +115,15 @@ def run_evaluation(
             answerer = create_answerer(config.provider, env, source=loaded.source, services=services)
     except ConfigError as exc:
         raise loaded.located(exc) from None
-    model_path = loaded.resolve(config.retrieval.model_path) if config.retrieval.model_path else None
-    check_dense_available(config.retrieval, model_path)  # before any provider is called
+    return judge, rewriter, reranker, answerer
+
+
+def _inputs(
+    loaded: LoadedConfig, options: RunOptions, *, cwd: Path, log: TextIO, env: Mapping[str, str] | None
+) -> tuple[GoldenSet, RunOptions, Corpus, SupportResolution, list[GoldenCase]]:
+    """The golden set (as this run may hold it), the options it allows, the corpus (the sample written on
+    first use), each case's support resolved in it, and the cases to run; notes on `log`."""
+    config = loaded.config
     # Before the sample corpus is written: bad input writes nothing.
     loaded.check_path("golden.path")
     golden = _golden_for_run(loaded, options, env)
@@ -174,6 +163,43 @@ def run_evaluation(
     if golden.inactive:
         log.write(f"note: {len(golden.inactive)} draft or deprecated case(s) are in no run and no score\n")
     cases = select_cases(golden, loaded, options)
+    return golden, options, corpus, support, cases
+
+
+def run_evaluation(
+    loaded: LoadedConfig,
+    options: RunOptions,
+    *,
+    cwd: Path,
+    log: TextIO,
+    progress: Progress,
+    env: Mapping[str, str] | None = None,
+    answerer: Answerer | None = None,
+    judge: Judge | None = None,
+    now: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> RunOutcome:
+    """Build everything the config names and run its cases into the artifact; returns the outcome.
+
+    `answerer` replaces the config's provider (tests pass a counting one), `judge` the config's judge
+    (`cairn attack` checks answers itself and pays no judge). Raises CairnError for bad
+    input (exit 2) before any provider is called.
+    """
+    config = loaded.config
+    # Where the run writes is checked before anything is built, let alone paid for.
+    make_dirs(loaded.cache_dir, what="the provider cache (run.cache_dir)")
+    if options.artifact is not None:
+        check_output_file(cwd / options.artifact, what="the run artifact")
+        make_dirs((cwd / options.artifact).parent, what="the run artifact's folder")
+    else:
+        make_dirs(cwd / RUNS_DIR, what="the run artifacts folder")
+    # Budget, prices, rate limits and HTTP connections shared by the answerer and the judge.
+    services = ProviderServices.from_config(
+        config, env=env, warn=lambda message: log.write(f"warning: {message}\n")
+    )
+    judge, rewriter, reranker, answerer = _models(loaded, env, services, judge=judge, answerer=answerer)
+    model_path = loaded.resolve(config.retrieval.model_path) if config.retrieval.model_path else None
+    check_dense_available(config.retrieval, model_path)  # before any provider is called
+    golden, options, corpus, support, cases = _inputs(loaded, options, cwd=cwd, log=log, env=env)
     if answerer is None:  # the user's own system (`target`), which locates its passages in the corpus
         from cairn_action.providers.build_providers import build_target
 
