@@ -9,8 +9,8 @@ see `retrieval/index_cache.py`. They are built here exactly as a run builds them
 its default seed, chunked and indexed with the repository's cairn.toml (the embedded default experiment).
 Their names are content keys, so a change to the generator, the chunker, the tokenizer or the BM25 settings
 gives entries of new names and the shipped ones are simply never found; `--check` (and
-tests/unit/test_sample_index.py) exits 1 when the shipped folder differs from a fresh build, so they are
-rebuilt, not left stale.
+tests/unit/sample/test_sample_index.py) exits 1 when the shipped folder differs from a fresh build, so they
+are rebuilt, not left stale.
 """
 
 from __future__ import annotations

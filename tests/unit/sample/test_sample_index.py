@@ -14,7 +14,7 @@ from cairn_action.retrieval.build_retriever import build_retrieval
 from cairn_action.retrieval.index_cache import IndexCache
 from cairn_action.sample import SAMPLE_INDEX
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 TEXT = "# Leave\n\n" + " ".join(f"Rule {i}: tell your manager {i} days before leave {i}." for i in range(60))
 CORPUS = Corpus(
     root=Path("."),
