@@ -244,10 +244,12 @@ def _tag_delta(before: float | None, after: float | None, n: int) -> str:
 def _underpowered_footnote(rows: Sequence[Sequence[str]]) -> str:
     if not any(cell.endswith(UNDERPOWERED_MARK) for row in rows for cell in row):
         return ""
+    # plain text, no `_..._`: the comment's only emphasis is bold, so any other (from untrusted text)
+    # is caught by the hostile-text property test
     return (
-        f"_{UNDERPOWERED_MARK.strip()} underpowered: fewer than {SUBGROUP_CLAIM_MIN} cases in the tag (or "
+        f"{UNDERPOWERED_MARK.strip()} underpowered: fewer than {SUBGROUP_CLAIM_MIN} cases in the tag (or "
         f"{SUBGROUP_CLAIM_MIN} with located support, for recall), too few for a per-tag claim; the delta "
-        "is descriptive._"
+        "is descriptive."
     )
 
 

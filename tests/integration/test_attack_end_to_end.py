@@ -78,8 +78,10 @@ def test_attack__stub_on_shipped_config__writes_both_files_matching_the_committe
     again = json.loads((shipped / "reports" / "attack-default.json").read_text(encoding="utf-8"))
     assert _strip(again) == _strip(report)
 
-    # An interrupted attack resumes its own artifact (named for the suite), keeping what was done.
-    [artifact, _] = sorted(
+    # An interrupted attack resumes its own artifact (named for the suite), keeping what was done: the newest
+    # one (names end in the UTC time), as an interruption leaves it; an older unfinished artifact is
+    # superseded by a newer finished run of the same header (run/evaluation.py's `_unfinished`).
+    [_, artifact] = sorted(
         (shipped / "reports" / "runs").glob(f"attack-default-{report['suite_hash'][:8]}-*.jsonl")
     )
     lines = artifact.read_text(encoding="utf-8").splitlines(keepends=True)
