@@ -25,8 +25,8 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 
-from cairn_action.action.child.evaluate import EVAL_SPLIT, finish, judge_run, sample_corpus
 from cairn_action.action.child.sandbox import Scratch
+from cairn_action.action.child.supervisor import EVAL_SPLIT, finish, judge_run, sample_corpus
 from cairn_action.action.judging import JUDGE_CACHE, TrustedJudge
 from cairn_action.action.runtime import ConfigResult, Evaluate, Runtime
 from cairn_action.action.trust import Grants, Trusted

@@ -30,8 +30,8 @@ from functools import partial
 from pathlib import Path
 
 from cairn_action.action.baseline import git_archive, read_base_copy
-from cairn_action.action.child.evaluate import judge_run, sample_corpus, sandboxed
 from cairn_action.action.child.sandbox import Scratch
+from cairn_action.action.child.supervisor import judge_run, sample_corpus, sandboxed
 from cairn_action.action.judging import JUDGE_CACHE, TrustedJudge
 from cairn_action.action.runtime import ControlRun
 from cairn_action.action.trust import Grants, Trusted, check_key_names, check_routes

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cairn_action.action.artifact_run import artifact_evaluator, artifact_folder, run_gate_mode
-from cairn_action.action.child.evaluate import attack_runner, evaluator
 from cairn_action.action.child.index_folder import resolve_folder, restore_index, save_index
 from cairn_action.action.child.sandbox import Identity, Scratch, eval_identity
+from cairn_action.action.child.supervisor import attack_runner, evaluator
 from cairn_action.action.control import control_runner
 from cairn_action.action.handoff import RESULTS_DIR
 from cairn_action.action.runtime import (

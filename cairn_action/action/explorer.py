@@ -1,7 +1,7 @@
 """The case explorer in the Action: written beside each config's comment, pointed to from the comment.
 
 The page is a convenience, never part of the verdict: a failure to write it is a warning, and the gate's
-exit code stands. It reads the run artifact the Action's own evaluation wrote (`action/child/evaluate.py`:
+exit code stands. It reads the run artifact the Action's own evaluation wrote (`action/child/supervisor.py`:
 `cairn-results/<config>/run.jsonl`) for the retrieved chunks and the judge's rationale.
 """
 

@@ -155,7 +155,8 @@ def attack_runner(
                     "run `cairn attack` where the key is, and leave `attack` off for a sealed set",
                 )
             # The same grant rule as the evaluation's. Its endpoint rule needs the base's config: PR mode
-            # evaluates each config (action/child/evaluate.py's check_routes) before it runs the probes.
+            # evaluates each config (this module's evaluator calls trust.py's check_routes) before it runs
+            # the probes.
             check_key_names(loaded, list(grants.variables))
             artifact = scratch.artifact(name, "attack-run.jsonl")
             argv = ["attack", "--run-only", "--no-progress", "--artifact", str(artifact)]
