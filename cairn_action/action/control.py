@@ -87,8 +87,16 @@ def control_runner(
         where = dict(workdir=workdir, scratch=scratch, results_dir=results_dir, grants=grants)
         child = partial(sandboxed, env=env, workflow=workflow, **where)  # the candidate's own child
 
-        def ask(loaded: LoadedConfig, head: LoadedConfig, plan: dict[str, int], stem: str, mode: str) -> Path:
-            """The child asks `plan` of `loaded`'s system, into a fresh artifact and cache; judged here."""
+        def ask(
+            loaded: LoadedConfig,
+            head: LoadedConfig,
+            plan: dict[str, int],
+            stem: str,
+            mode: str,
+            cwd: Path | None = None,
+        ) -> Path:
+            """The child asks `plan` of `loaded`'s system, into a fresh artifact and cache; judged here. `cwd`
+            is the child's working folder (the checkout unless given)."""
             name = head.config.name
             plan_file = scratch.run / f"{name}.{stem}-plan.json"
             write_text(plan_file, json.dumps(plan), what="the control plan", durable=False)
@@ -99,7 +107,10 @@ def control_runner(
             argv += ["--judged-by-caller", mode, "--golden", str(head.golden_path)]
             corpus = sample_corpus(head, workdir, scratch)
             argv += ["--corpus", str(corpus if corpus is not None else head.corpus_dir)]
-            child(argv, loaded, artifact)
+            if cwd is None:
+                child(argv, loaded, artifact)
+            else:
+                sandboxed(argv, loaded, artifact, env=env, workflow=workflow, **{**where, "workdir": cwd})
             return artifact
 
         def control(
@@ -150,8 +161,13 @@ def control_runner(
                 try:
                     file = scratch.run / f"{name}.base.toml"
                     target = trusted.config.target or ""
+                    cwd = None
                     if target.startswith("python:") and base_sha is not None:
-                        file = base_tree(workdir, loaded, base_sha, scratch.run / f"{name}.base-tree")
+                        # The base code runs in its own tree, not in the checkout: a file it reads by a
+                        # relative path is the base commit's, so the pull request cannot make the base
+                        # system look worse (and so clear its own losses) by editing what that code reads.
+                        cwd = scratch.run / f"{name}.base-tree"
+                        file = base_tree(workdir, loaded, base_sha, cwd)
                         file.parent.mkdir(parents=True, exist_ok=True)
                     write_bytes(file, base_data, what="the base config", durable=False)
                     file.chmod(0o644)
@@ -159,7 +175,7 @@ def control_runner(
                     check_key_names(base, list(grants.variables))
                     check_routes(base, trusted.config, grants.allowed_endpoints, trusted_where=trusted.where)
                     with workflow.group(f"Cairn: control for {name} (the base system re-asked)"):
-                        records = judged(ask(base, loaded, plan, "control", mode))
+                        records = judged(ask(base, loaded, plan, "control", mode, cwd))
                     report = control_report(baseline, records, golden, created_at=created, probe=set(probed))
                     return _kept(report, results_dir, name)
                 except CairnError as exc:

@@ -195,3 +195,35 @@ def test_action__judge_check_at_the_base_commit__shown_and_the_pull_requests_for
     [comment] = sim.sticky()
     assert "judge: lexical, kappa 0.33 on 6 labels" in comment["body"]
     assert "kappa 1.00" not in comment["body"]
+
+
+# The base system's code reads a file by a relative path; the pull request breaks that file (and stops
+# reading it itself) while its own code really gets every other call wrong.
+BASE_READS_A_FILE = DRIFTING_TARGET.replace(
+    'wrong = os.environ.get("DRIFT") == "1" and next(CALLS) % 2 == 0',
+    'wrong = Path("mode.txt").read_text(encoding="utf-8").strip() == "broken" and next(CALLS) % 2 == 0',
+)
+REALLY_WORSE = DRIFTING_TARGET.replace(
+    'wrong = os.environ.get("DRIFT") == "1" and next(CALLS) % 2 == 0', "wrong = next(CALLS) % 2 == 0"
+)
+
+
+def test_attack__pr_breaks_a_file_the_python_base_code_reads__base_runs_in_its_own_tree_loss_blamed(
+    sim: Sim, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = 'target = "python:drifting:answer"\n' + CONFIG
+    base_files = {"cairn.toml": config, "drifting.py": BASE_READS_A_FILE, "mode.txt": "ok\n"}
+    base = sim.commit(base_files, "the system, reading its mode from a file")
+    monkeypatch.setattr(Sim, "base_sha", property(lambda self: base))  # this test's base commit, in git
+    _baseline(sim, config, {"drifting.py": BASE_READS_A_FILE, "mode.txt": "ok\n"})
+    # Were the base system run in the checkout, it would read "broken", move with the candidate, and the
+    # control would clear the pull request ("the environment shifted, not this PR").
+    sim.open_pull(sim.commit({"drifting.py": REALLY_WORSE, "mode.txt": "broken\n"}, "faster answers"))
+    result = sim.run("pull_request", sim.pr_event("opened"))
+
+    assert (result.code, result.outputs.get("verdict")) == (1, "regression"), result.stdout + result.stderr
+    note = _control(sim)
+    assert note["kind"] == "base" and note["cases"]  # the base system was re-asked, from the base tree
+    [comment] = sim.sticky()
+    assert "not this PR" not in comment["body"]
+    assert sim.secrets_in_files() == []
