@@ -126,6 +126,11 @@ def _pattern(kind: str) -> re.Pattern[str]:
     return _PATTERNS[kind]()
 
 
+_DIGIT = re.compile(r"\d")
+# Kinds whose every match holds a digit (`\d`, as `_DIGIT`): a money sign, a percentage, a date and a
+# year are figures; "duration" ("two weeks"), "time" ("midday") and the name kinds are not in it.
+_FIGURES = frozenset({"money", "percent", "date", "year", "measure", "phone", "temperature", "number"})
+
 # Kinds searched for each answer type, best first.
 KINDS: dict[AnswerType, tuple[str, ...]] = {
     AnswerType.DURATION: ("duration", "time", "date"),
@@ -229,14 +234,32 @@ def question_type(question: str) -> AnswerType:
     return AnswerType.YES_NO if _YES_NO.match(asking) else AnswerType.PHRASE
 
 
+_MATCHES: dict[tuple[str, str], tuple[tuple[int, int, str], ...]] = {}
+_MATCHES_LIMIT = 50_000
+
+
+def _matches(kind: str, sentence: str) -> tuple[tuple[int, int, str], ...]:
+    """Start, end and stripped text of each match of a kind's pattern in `sentence`, kept per sentence:
+    the same retrieved sentence is searched again for every question it is retrieved for, and most
+    patterns are tried at every position (about 50 us a sentence each)."""
+    found = _MATCHES.get((kind, sentence))
+    if found is None:
+        if len(_MATCHES) >= _MATCHES_LIMIT:
+            _MATCHES.clear()
+        found = tuple((m.start(), m.end(), m.group().strip()) for m in _pattern(kind).finditer(sentence))
+        _MATCHES[kind, sentence] = found
+    return found
+
+
 def candidates(sentence: str, answer_type: AnswerType) -> list[Span]:
     """Spans of `sentence` that could answer a question of `answer_type`, in order of the type's kinds."""
     found: list[Span] = []
     taken: list[tuple[int, int]] = []
+    figures = _DIGIT.search(sentence) is not None
     for kind in KINDS[answer_type]:
-        for match in _pattern(kind).finditer(sentence):
-            start, end = match.start(), match.end()
-            text = match.group().strip()
+        if not figures and kind in _FIGURES:
+            continue  # its pattern cannot match without a digit: do not try it at every position
+        for start, end, text in _matches(kind, sentence):
             if kind == "name" and text.split()[0] in _NOT_NAMES:
                 words = text.split()
                 while words and words[0] in _NOT_NAMES:

@@ -135,3 +135,20 @@ def test_metric_max__empty_ground_truths__raises_like_official() -> None:
 def test_f1__order_ignored_em_not() -> None:
     assert token_f1("broncos denver", "denver broncos") == 1
     assert exact_match("broncos denver", "denver broncos") is False
+
+
+def test_normalize_answer__any_text__as_the_official_script_deletes_punctuation() -> None:
+    import random
+    import re
+    import string
+
+    def official(s: str) -> str:  # evaluate-v1.1.py's normalize_answer, verbatim in substance
+        exclude = set(string.punctuation)
+        s = "".join(ch for ch in s.lower() if ch not in exclude)
+        return " ".join(re.sub(r"\b(a|an|the)\b", " ", s).split())
+
+    rng = random.Random(11)
+    alphabet = string.printable + "\u00e9\u00fc\u2018\u2019\u201c\u201d\u2014\u00b0\u00a3\u20ac\u017f\u212a"
+    for _ in range(5000):
+        s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        assert normalize_answer(s) == official(s), s

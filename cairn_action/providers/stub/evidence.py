@@ -16,8 +16,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass, field, replace
 
 from cairn_action.index.chunks import Chunk, sentence_spans, split_pieces
 from cairn_action.retrieval.tokenizer import tokenize
@@ -39,18 +38,21 @@ class Unit:
     cells: tuple[tuple[int, int], ...] = ()  # table row cells (offsets into chunk.text), () for a sentence
     header: tuple[str, ...] = ()  # the header cells of the row's table, () when unknown
     words: tuple[tuple[int, int, frozenset[str]], ...] = field(default=(), compare=False, repr=False)
+    tokens: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    """The words' tokens (computed from `words` when not given)."""
+    context_tokens: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    """The tokens of `context` (computed when not given)."""
+
+    def __post_init__(self) -> None:
+        # Given when a chunk's units are reused at another rank (`units_of`), computed otherwise.
+        if not self.tokens and self.words:
+            object.__setattr__(self, "tokens", frozenset(t for _, _, ts in self.words for t in ts))
+        if not self.context_tokens and self.context:
+            object.__setattr__(self, "context_tokens", frozenset(tokenize(self.context)))
 
     @property
     def text(self) -> str:
         return self.chunk.text[self.start : self.end]
-
-    @cached_property
-    def tokens(self) -> frozenset[str]:
-        return frozenset(t for _, _, ts in self.words for t in ts)
-
-    @cached_property
-    def context_tokens(self) -> frozenset[str]:
-        return frozenset(tokenize(self.context))
 
     def holds(self, token: str) -> float:
         """1 when the unit's text has the token, CONTEXT_WEIGHT when only its headings do, else 0."""
@@ -67,31 +69,57 @@ def matches(token: str, tokens: frozenset[str]) -> bool:
         return True
     if len(token) < PREFIX or not token.isalpha():
         return False
+    if len(tokens) > _INDEXED:
+        # The loop below in set lookups: a longer token starts with `token` when `token` is one of its
+        # prefixes; a shorter one when it is one of `token`'s prefixes.
+        longer, extending = _prefix_index(tokens)
+        return token in extending or any(token[:k] in longer for k in range(PREFIX, len(token)))
     for t in tokens:  # a loop, not any() over a generator: most sets are a word's one or two tokens
         if len(t) >= PREFIX and (t.startswith(token) or token.startswith(t)):
             return True
     return False
 
 
+_INDEXED = 8
+"""Sets of more tokens than this (a sentence's, a heading's) are matched through `_prefix_index`."""
+_PREFIX_INDEX: dict[frozenset[str], tuple[frozenset[str], dict[str, list[str]]]] = {}
+
+
+def _prefix_index(tokens: frozenset[str]) -> tuple[frozenset[str], dict[str, list[str]]]:
+    """The tokens of at least PREFIX characters, and each of their prefixes at least that long with the
+    tokens that start with it. Kept per set: a unit's tokens are one shared set, however many questions
+    retrieve its chunk (`units_of`)."""
+    found = _PREFIX_INDEX.get(tokens)
+    if found is None:
+        if len(_PREFIX_INDEX) >= _MEMO_LIMIT // 10:
+            _PREFIX_INDEX.clear()
+        longer = frozenset(t for t in tokens if len(t) >= PREFIX)
+        extending: dict[str, list[str]] = {}
+        for t in sorted(longer):
+            for k in range(PREFIX, len(t) + 1):
+                extending.setdefault(t[:k], []).append(t)
+        found = _PREFIX_INDEX[tokens] = (longer, extending)
+    return found
+
+
 def matched_by(question_tokens: Iterable[str], tokens: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """For each of `tokens` that some question token `matches`, those question tokens.
+    """For each of `tokens` that some question token `matches`, those question tokens (in their order).
 
     `matches(q, S)` holds exactly when it holds for one element of S, so a word's matches are the union
     of its tokens' entries here: computed once per unit instead of once per word and question token
-    (which was 380,000 calls for the sample's 120 questions)."""
-    questions = tuple(question_tokens)
-    extendable = tuple((q, len(q) >= PREFIX and q.isalpha()) for q in questions)
-    found: dict[str, tuple[str, ...]] = {}
-    for x in tokens:
-        if len(x) >= PREFIX:
-            hits = tuple(
-                q for q, ext in extendable if q == x or (ext and (x.startswith(q) or q.startswith(x)))
-            )
-        else:
-            hits = tuple(q for q in questions if q == x)
-        if hits:
-            found[x] = hits
-    return found
+    (which was 380,000 calls for the sample's 120 questions). Each question token finds its matches
+    in the set's `_prefix_index` rather than by trying every token."""
+    tokens = tokens if isinstance(tokens, frozenset) else frozenset(tokens)
+    longer, extending = _prefix_index(tokens)
+    found: dict[str, list[str]] = {}
+    for q in question_tokens:
+        hits = {q} if q in tokens else set()
+        if len(q) >= PREFIX and q.isalpha():
+            hits.update(extending.get(q, ()))  # tokens that extend q
+            hits.update(q[:k] for k in range(PREFIX, len(q)) if q[:k] in longer)  # tokens q extends
+        for x in hits:
+            found.setdefault(x, []).append(q)
+    return {x: tuple(qs) for x, qs in found.items()}
 
 
 _MEMO_LIMIT = 200_000
@@ -109,9 +137,18 @@ def word_tokens(word: str) -> frozenset[str]:
     return found
 
 
+_WORD = re.compile(r"\S+")
+
+
 def _words(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
     """Each whitespace-separated word of `text` with its offsets and lexical tokens."""
-    return tuple((m.start(), m.end(), word_tokens(m.group())) for m in re.finditer(r"\S+", text))
+    memo = _WORD_TOKENS
+    words = []
+    for match in _WORD.finditer(text):  # `word_tokens` inlined for the words seen before: most of them
+        word = match.group()
+        found = memo.get(word)
+        words.append((match.start(), match.end(), word_tokens(word) if found is None else found))
+    return tuple(words)
 
 
 def cells_of(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -139,8 +176,22 @@ def _heading_path(chunk: Chunk, local: str) -> str:
     return f"{title} > {local}" if title and not local.startswith(title) else local
 
 
+_CHUNK_UNITS: dict[Chunk, tuple[Unit, ...]] = {}
+_CHUNK_LIMIT = 4096
+"""Chunks whose units are kept: a chunk retrieved for several questions is cut into units once."""
+
+
 def units_of(rank: int, chunk: Chunk) -> list[Unit]:
     """The answer units of one retrieved chunk (headings and table rules are not units)."""
+    cut = _CHUNK_UNITS.get(chunk)
+    if cut is None:
+        if len(_CHUNK_UNITS) >= _CHUNK_LIMIT:
+            _CHUNK_UNITS.clear()
+        cut = _CHUNK_UNITS[chunk] = tuple(_cut(rank, chunk))
+    return [unit if unit.rank == rank else replace(unit, rank=rank) for unit in cut]
+
+
+def _cut(rank: int, chunk: Chunk) -> list[Unit]:
     text = chunk.text
     pieces = split_pieces(text, max(len(text), 1))
     units: list[Unit] = []
@@ -181,8 +232,9 @@ def evidence_units(ranked_chunks: list[tuple[int, Chunk]]) -> list[Unit]:
 def term_weights(question_tokens: list[str], units: list[Unit]) -> dict[str, float]:
     """Rarity of each question token among the units; figures count half (questions often invent them)."""
     df: Counter[str] = Counter()
+    distinct = sorted(set(question_tokens))
     for unit in units:
-        df.update(t for t in sorted(set(question_tokens)) if matches(t, unit.tokens))
+        df.update(t for t in distinct if matches(t, unit.tokens))
     n = len(units)
     weights = {}
     for token in sorted(set(question_tokens)):  # sorted: float sums must not depend on set order

@@ -125,3 +125,20 @@ def test_focus_phrase__the_noun_phrase_the_question_asks_about(question: str, fo
 )
 def test_focus_phrase__people_pronouns_and_bare_type_words__no_focus(question: str) -> None:
     assert focus_phrase(question) == ""
+
+
+def test_figure_kinds__text_without_a_digit__their_patterns_never_match() -> None:
+    """`candidates` skips the kinds of `_FIGURES` in a sentence without a digit: each must need one."""
+    import re
+
+    from cairn_action.providers import answer_types
+    from cairn_action.sample.generate import render_corpus
+
+    text = "\n".join(render_corpus(7).values()) + " within two weeks, -4 °C, £ $ € % per cent at least midday"
+    text += " on Monday, 12 March 2025 and March 2025, call 01632 960123 or +44 1632 960124, 2,500 kg "
+    digit_free = re.sub(r"\d", "", text)
+    for kind in answer_types._FIGURES:
+        assert answer_types._pattern(kind).search(text), kind  # the text has figures of every kind
+        assert answer_types._pattern(kind).search(digit_free) is None, kind
+    for kind in set(answer_types._PATTERNS) - answer_types._FIGURES:
+        assert answer_types._pattern(kind).search(digit_free), kind  # the others match without one

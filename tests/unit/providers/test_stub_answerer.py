@@ -383,6 +383,42 @@ def test_matches__stem_variants_share_a_long_prefix() -> None:
     assert not matches("cat", frozenset({"catalogu"}))
 
 
+def test_matches__sets_large_enough_for_the_prefix_index__same_as_trying_every_token() -> None:
+    import random
+
+    def tried(token: str, tokens: frozenset[str]) -> bool:  # the definition, one token at a time
+        return token in tokens or (
+            len(token) >= 5
+            and token.isalpha()
+            and any(len(t) >= 5 and (t.startswith(token) or token.startswith(t)) for t in tokens)
+        )
+
+    rng = random.Random(5)
+    stems = ["deliv", "deliveri", "delivered", "complain", "complaint", "refund", "refunds", "day", "12"]
+    stems += ["x12ab", "hp-dai-0142", "catalogu", "cat", "manag", "manager", "16:30", "policy", "polic"]
+    found = 0
+    for _ in range(500):
+        tokens = frozenset(rng.sample(stems, rng.randint(9, len(stems))))  # above the loop's limit of 8
+        for token in [*stems, "deliveries", "complaints", "managerial", "poli"]:
+            assert matches(token, tokens) == tried(token, tokens), (token, tokens)
+            found += tried(token, tokens) and token not in tokens
+    assert found  # prefix matches were among the cases
+
+
+def test_units_of__chunk_cut_before_at_another_rank__the_same_units_at_the_new_rank() -> None:
+    from cairn_action.providers.stub import evidence
+
+    chunk = HITS[1].chunk  # a table: rows with cells, header and context
+    first = units_of(1, chunk)
+    again = units_of(4, chunk)
+    evidence._CHUNK_UNITS.clear()
+    fresh = units_of(4, chunk)
+    assert [u.rank for u in first] == [1] * len(first) and again == fresh
+    for kept, new in zip(again, fresh, strict=True):
+        assert (kept.words, kept.tokens, kept.context_tokens) == (new.words, new.tokens, new.context_tokens)
+        assert kept.tokens and kept.context_tokens
+
+
 def test_evidence_units__sentence_in_two_overlapping_chunks__one_unit_at_the_better_rank() -> None:
     text = "First sentence here. Report it within 12 hours. Last sentence here."
     early = Chunk(chunk_id="a.md#0-47", doc="a.md", start=0, end=47, text=text[:47])
