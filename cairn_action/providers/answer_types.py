@@ -126,10 +126,23 @@ def _pattern(kind: str) -> re.Pattern[str]:
     return _PATTERNS[kind]()
 
 
-_DIGIT = re.compile(r"\d")
-# Kinds whose every match holds a digit (`\d`, as `_DIGIT`): a money sign, a percentage, a date and a
-# year are figures; "duration" ("two weeks"), "time" ("midday") and the name kinds are not in it.
-_FIGURES = frozenset({"money", "percent", "date", "year", "measure", "phone", "temperature", "number"})
+# What every match of a kind holds, so that a sentence without it need not be searched for the kind: a
+# pattern with a leading `_QUALIFIER` is tried at every position of the sentence, the hint only finds
+# itself (and is compiled with the pattern's flags, so it means the same letters). Kinds not here
+# ("duration": "two weeks", "time": "midday", the names) can match without a figure.
+_HINTS: dict[str, tuple[str, int]] = {
+    "money": (r"[£$€]", 0),
+    "percent": (r"%|cent", re.IGNORECASE),  # "%" or "per cent"
+    "temperature": (r"°", 0),
+    **{kind: (r"\d", 0) for kind in ("date", "year", "measure", "phone", "number")},
+}
+
+
+@cache
+def _hint(kind: str) -> re.Pattern[str] | None:
+    hint = _HINTS.get(kind)
+    return re.compile(*hint) if hint else None
+
 
 # Kinds searched for each answer type, best first.
 KINDS: dict[AnswerType, tuple[str, ...]] = {
@@ -246,7 +259,11 @@ def _matches(kind: str, sentence: str) -> tuple[tuple[int, int, str], ...]:
     if found is None:
         if len(_MATCHES) >= _MATCHES_LIMIT:
             _MATCHES.clear()
-        found = tuple((m.start(), m.end(), m.group().strip()) for m in _pattern(kind).finditer(sentence))
+        hint = _hint(kind)
+        if hint is not None and hint.search(sentence) is None:
+            found = ()  # a match would hold the hint (`_HINTS`): no need to try every position
+        else:
+            found = tuple((m.start(), m.end(), m.group().strip()) for m in _pattern(kind).finditer(sentence))
         _MATCHES[kind, sentence] = found
     return found
 
@@ -255,10 +272,7 @@ def candidates(sentence: str, answer_type: AnswerType) -> list[Span]:
     """Spans of `sentence` that could answer a question of `answer_type`, in order of the type's kinds."""
     found: list[Span] = []
     taken: list[tuple[int, int]] = []
-    figures = _DIGIT.search(sentence) is not None
     for kind in KINDS[answer_type]:
-        if not figures and kind in _FIGURES:
-            continue  # its pattern cannot match without a digit: do not try it at every position
         for start, end, text in _matches(kind, sentence):
             if kind == "name" and text.split()[0] in _NOT_NAMES:
                 words = text.split()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from cairn_action.providers.answer_types import AnswerType, candidates, content_question, question_type
@@ -127,18 +129,16 @@ def test_focus_phrase__people_pronouns_and_bare_type_words__no_focus(question: s
     assert focus_phrase(question) == ""
 
 
-def test_figure_kinds__text_without_a_digit__their_patterns_never_match() -> None:
-    """`candidates` skips the kinds of `_FIGURES` in a sentence without a digit: each must need one."""
-    import re
-
+def test_hinted_kinds__text_without_the_hint__their_patterns_never_match() -> None:
+    """`candidates` skips a kind of `_HINTS` in a sentence without its hint: every match must hold it."""
     from cairn_action.providers import answer_types
     from cairn_action.sample.generate import render_corpus
 
-    text = "\n".join(render_corpus(7).values()) + " within two weeks, -4 °C, £ $ € % per cent at least midday"
+    text = "\n".join(render_corpus(7).values()) + " within two weeks, -4 °C, 5 PER CENT at least midday"
     text += " on Monday, 12 March 2025 and March 2025, call 01632 960123 or +44 1632 960124, 2,500 kg "
-    digit_free = re.sub(r"\d", "", text)
-    for kind in answer_types._FIGURES:
-        assert answer_types._pattern(kind).search(text), kind  # the text has figures of every kind
-        assert answer_types._pattern(kind).search(digit_free) is None, kind
-    for kind in set(answer_types._PATTERNS) - answer_types._FIGURES:
-        assert answer_types._pattern(kind).search(digit_free), kind  # the others match without one
+    for kind in answer_types._HINTS:
+        hint = answer_types._hint(kind)
+        assert hint is not None and answer_types._pattern(kind).search(text), kind  # the text has some
+        assert answer_types._pattern(kind).search(hint.sub("", text)) is None, kind
+    for kind in set(answer_types._PATTERNS) - set(answer_types._HINTS):
+        assert answer_types._pattern(kind).search(re.sub(r"\d", "", text)), kind  # these need no figure
