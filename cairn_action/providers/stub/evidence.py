@@ -16,7 +16,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from cairn_action.index.chunks import Chunk, sentence_spans, split_pieces
 from cairn_action.retrieval.tokenizer import tokenize
@@ -48,7 +48,7 @@ class Unit:
         if not self.tokens and self.words:
             object.__setattr__(self, "tokens", frozenset(t for _, _, ts in self.words for t in ts))
         if not self.context_tokens and self.context:
-            object.__setattr__(self, "context_tokens", frozenset(tokenize(self.context)))
+            object.__setattr__(self, "context_tokens", _context_tokens(self.context))
 
     @property
     def text(self) -> str:
@@ -59,6 +59,20 @@ class Unit:
         if matches(token, self.tokens):
             return 1.0
         return CONTEXT_WEIGHT if matches(token, self.context_tokens) else 0.0
+
+
+_CONTEXTS: dict[str, frozenset[str]] = {}
+
+
+def _context_tokens(context: str) -> frozenset[str]:
+    """The tokens of a heading path (and table header), one shared set per distinct context: the units
+    of a section share theirs, and a shared set shares its `_prefix_index`."""
+    found = _CONTEXTS.get(context)
+    if found is None:
+        if len(_CONTEXTS) >= _MEMO_LIMIT // 10:
+            _CONTEXTS.clear()
+        found = _CONTEXTS[context] = frozenset(tokenize(context))
+    return found
 
 
 def matches(token: str, tokens: frozenset[str]) -> bool:
@@ -188,7 +202,15 @@ def units_of(rank: int, chunk: Chunk) -> list[Unit]:
         if len(_CHUNK_UNITS) >= _CHUNK_LIMIT:
             _CHUNK_UNITS.clear()
         cut = _CHUNK_UNITS[chunk] = tuple(_cut(rank, chunk))
-    return [unit if unit.rank == rank else replace(unit, rank=rank) for unit in cut]
+    return [unit if unit.rank == rank else _at_rank(unit, rank) for unit in cut]
+
+
+def _at_rank(unit: Unit, rank: int) -> Unit:
+    """`unit` at another rank: its fields copied as they are (`dataclasses.replace` would run `__init__`
+    and `__post_init__` again for each of them, a visible part of the stub's time)."""
+    moved = object.__new__(Unit)
+    moved.__dict__.update(unit.__dict__, rank=rank)
+    return moved
 
 
 def _cut(rank: int, chunk: Chunk) -> list[Unit]:
@@ -254,16 +276,23 @@ def coverage(weights: dict[str, float], unit: Unit) -> float:
 AFTER_DISCOUNT = 0.5
 
 
-def proximity(weights: dict[str, float], unit: Unit, start: int, end: int) -> float:
+def proximity(
+    weights: dict[str, float],
+    unit: Unit,
+    start: int,
+    end: int,
+    by_token: dict[str, tuple[str, ...]] | None = None,
+) -> float:
     """How closely the question's words lead up to `unit.text[start:end]`: each matched word outside the
     span adds its weight divided by 1 + the number of words between it and the span, at AFTER_DISCOUNT
     when it follows the span (a declarative sentence names its subject and verb, then the figure:
-    "accounts ... restart on 2 September")."""
+    "accounts ... restart on 2 September"). `by_token`: `matched_by(weights, unit.tokens)`, if known."""
     inside = [i for i, (s, e, _) in enumerate(unit.words) if s < end and e > start]
     if not inside:
         return 0.0
     first, last = inside[0], inside[-1]
-    by_token = matched_by(weights, unit.tokens)
+    if by_token is None:
+        by_token = matched_by(weights, unit.tokens)
     best: dict[str, float] = {}
     for i, (_, _, tokens) in enumerate(unit.words):
         if first <= i <= last:

@@ -80,8 +80,10 @@ def proposals(
     spans, fit = _typed_spans(unit.text, kind, fresh, counted)
     if not spans:
         return [make(_phrase(unit, weights), 0.0)]
+    by_token = matched_by(weights, unit.tokens)  # once for all the unit's spans
     near = sorted(
-        ((proximity(weights, unit, s.start, s.end), s) for s in spans), key=lambda x: (-x[0], x[1].start)
+        ((proximity(weights, unit, s.start, s.end, by_token), s) for s in spans),
+        key=lambda x: (-x[0], x[1].start),
     )
     top = near[0][0]
     return [make(s.text, fit, i == 0, (p / top if top else 1.0)) for i, (p, s) in enumerate(near)]
