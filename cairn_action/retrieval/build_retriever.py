@@ -1,24 +1,24 @@
-"""The config's retriever over a corpus: chunks, BM25 and (dense, hybrid) embeddings, via the index cache."""
+"""The config's retriever over a corpus: chunks, BM25 and (dense, hybrid) embeddings, via the index cache.
+
+The dense half (embeddings, the dense and hybrid retrievers) is `build_dense`, imported only when the
+config asks for it: a BM25 run never loads the encoders' modules."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from cairn_action.config import ChunkingConfig, RetrievalConfig
 from cairn_action.index.chunks import ChunkStore
 from cairn_action.index.corpus import Corpus
-from cairn_action.index.sentences import sentences as split_sentences
 from cairn_action.retrieval.base import Retriever
-from cairn_action.retrieval.dense import DenseRetriever, HybridRetriever, SentenceUnits
-from cairn_action.retrieval.embedding import Embedder, load_embedder, locate_model, require_runtime
-from cairn_action.retrieval.index_cache import DenseArrays, IndexCache
-from cairn_action.retrieval.lexical import BM25Retriever, index_text
-from cairn_action.retrieval.static_embedding import load_static_embedder
-from cairn_action.retrieval.vector_cache import VectorCache
+from cairn_action.retrieval.index_cache import IndexCache
+from cairn_action.retrieval.lexical import BM25Retriever
+
+if TYPE_CHECKING:
+    from cairn_action.retrieval.embedding import Embedder
 
 
 @dataclass(frozen=True)
@@ -32,71 +32,11 @@ class BuiltRetrieval:
     problems: tuple[str, ...] = ()
 
 
-def embedding_label(embedder: Embedder) -> str:
-    return f"{embedder.model_id} sha256:{embedder.model_sha256}"
-
-
-@dataclass(frozen=True)
-class _Embedded:
-    vectors: DenseArrays
-    embedded: tuple[int, int]
-    """Chunks and sentences this run embedded (the rest came from the vector cache)."""
-    problems: tuple[str, ...]
-
-
-def _embed_store(
-    store: ChunkStore,
-    embedder: Embedder,
-    cache: IndexCache,
-    *,
-    sentences: bool,
-    progress: Callable[[str, int, int], None] | None,
-) -> _Embedded:
-    """Every chunk's vector and (with `sentences`) every sentence's, through the per-text vector cache."""
-    texts = [index_text(c) for c in store.chunks]
-    owner: list[int] = []
-    pieces: list[str] = []
-    if sentences:
-        for position, chunk in enumerate(store.chunks):
-            for sentence in split_sentences(chunk.text):
-                owner.append(position)
-                pieces.append(sentence)
-    distinct = len(set(pieces))
-    if cache.embeddings_root is None:
-        chunk_vectors, sentence_vectors = _embed_distinct(texts, embedder), _embed_distinct(pieces, embedder)
-        done, problems = (len(texts), distinct), ()
-    else:
-        vector_cache = VectorCache(cache.embeddings_root, embedder.model_sha256)
-
-        def report(kind: str) -> Callable[[int, int], None] | None:
-            return None if progress is None else lambda n, of: progress(kind, n, of)
-
-        chunk_vectors = vector_cache.vectors_for(texts, embedder.embed, progress=report("chunks"))
-        after_chunks = vector_cache.embedded
-        sentence_vectors = vector_cache.vectors_for(pieces, embedder.embed, progress=report("sentences"))
-        done = (after_chunks, vector_cache.embedded - after_chunks)
-        problems = tuple(vector_cache.problems)
-    dimension = chunk_vectors.shape[1] if len(chunk_vectors) else embedder.dimension
-    arrays = DenseArrays(
-        chunks=np.asarray(chunk_vectors, dtype=np.float32),
-        sentences=np.asarray(sentence_vectors, dtype=np.float32).reshape(len(pieces), dimension),
-        owner=np.asarray(owner, dtype=np.int64),
-        distinct_sentences=distinct,
-    )
-    return _Embedded(arrays, done, problems)
-
-
-def _embed_distinct(texts: list[str], embedder: Embedder) -> np.ndarray:
-    """One row per text, each distinct text embedded once (a sentence recurs across overlapping chunks)."""
-    distinct = list(dict.fromkeys(texts))
-    rows = embedder.embed(distinct)
-    where = {text: i for i, text in enumerate(distinct)}
-    return rows[[where[text] for text in texts]] if texts else rows
-
-
 def check_dense_available(retrieval: RetrievalConfig, model_path: Path | None) -> None:
     """Fail early (ConfigError, exit 2, naming the extra) when dense retrieval cannot run here."""
     if retrieval.mode != "bm25":
+        from cairn_action.retrieval.embedding import locate_model, require_runtime
+
         require_runtime()
         locate_model(model_path)
 
@@ -126,52 +66,16 @@ def build_retrieval(
         assert bm25 is not None
         return BuiltRetrieval(store, bm25, None, ", ".join(parts), tuple(stats.problems))
 
-    if embedder_factory is not None:
-        embedder = embedder_factory(model_path)
-    elif retrieval.encoder == "static":
-        embedder = load_static_embedder(model_path, cache.embeddings_root, progress=progress)
-    else:
-        embedder = load_embedder(model_path)
-    embedding_problems: list[str] = []
-    use_sentences = retrieval.sentence_weight > 0
-    embedded: list[str] = []
+    from cairn_action.retrieval.build_dense import build_dense
 
-    def assemble() -> DenseArrays:
-        arrays = _embed_store(store, embedder, cache, sentences=use_sentences, progress=progress)
-        embedded.append(f"{arrays.embedded[0]} of {len(store.chunks)} chunks embedded")
-        if use_sentences:
-            embedded.append(f"{arrays.embedded[1]} of {arrays.vectors.distinct_sentences} sentences embedded")
-        embedding_problems.extend(arrays.problems)
-        return arrays.vectors
-
-    vectors = cache.dense(
-        store, key, model_sha256=embedder.model_sha256, sentences=use_sentences, build=assemble
-    )
-    if not embedded:  # read back whole: nothing was embedded
-        embedded.append(f"0 of {len(store.chunks)} chunks embedded")
-        if use_sentences:
-            embedded.append(f"0 of {vectors.distinct_sentences} sentences embedded")
-    parts.extend(embedded)
-    problems = [*stats.problems, *embedding_problems]
-    units = None
-    if len(vectors.owner):
-        units = SentenceUnits(vectors.sentences, vectors.owner)
-    dense = DenseRetriever(
+    return build_dense(
         store,
-        vectors.chunks,
-        lambda q: embedder.embed([q])[0],
-        sentences=units,
-        sentence_weight=retrieval.sentence_weight,
+        key,
+        bm25,
+        parts,
+        retrieval,
+        cache=cache,
+        model_path=model_path,
+        embedder_factory=embedder_factory,
+        progress=progress,
     )
-    retriever: Retriever = dense
-    if retrieval.mode == "hybrid":
-        assert bm25 is not None
-        retriever = HybridRetriever(
-            store,
-            [bm25, dense],
-            fusion=retrieval.fusion,
-            k=retrieval.rrf_k,
-            bm25_weight=retrieval.bm25_weight,
-            candidates=retrieval.candidates,
-        )
-    return BuiltRetrieval(store, retriever, embedding_label(embedder), ", ".join(parts), tuple(problems))

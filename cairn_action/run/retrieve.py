@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from cairn_action.errors import InfrastructureError
 from cairn_action.index.chunks import Chunk
-from cairn_action.providers.query_llm import RerankResult, RewriteResult, search_text
 from cairn_action.retrieval.base import Hit, Retriever
 from cairn_action.run.cache import ResultCache, cached_call
 from cairn_action.run.models import ProviderCall
+
+if TYPE_CHECKING:  # imported when a rewriter or reranker is configured: a plain run needs neither
+    from cairn_action.providers.query_llm import RerankResult, RewriteResult
 
 REWRITE_NAMESPACE = "rewrite"
 RERANK_NAMESPACE = "rerank"
@@ -100,6 +102,8 @@ def retrieve_case(
     rewritten: RewriteResult | None = None
     hits: list[Hit] = []
     try:
+        if rewriter is not None or reranker is not None:
+            from cairn_action.providers.query_llm import RerankResult, RewriteResult, search_text
         if rewriter is not None:
             rewritten = ask(  # type: ignore[assignment]
                 "rewrite",
@@ -111,7 +115,7 @@ def retrieve_case(
             assert rewritten is not None
             if rewritten.error is not None:
                 return Retrieved([], tuple(calls), rewritten.error, rewritten.raw_output)
-        hits = retriever.retrieve(search_text(question, rewritten), depth)
+        hits = retriever.retrieve(question if rewritten is None else search_text(question, rewritten), depth)
         if reranker is not None and len(hits) > 1:
             chunks = [h.chunk for h in hits]
             ranked = ask(

@@ -26,6 +26,11 @@ NEVER = (
     "tokenizers",
     "cairn_action.providers.build",
     "cairn_action.providers.target",
+    # The query rewriter and reranker (no rewriter or reranker configured), the dense half of retrieval.
+    "cairn_action.providers.query_llm",
+    "cairn_action.retrieval.build_dense",
+    "cairn_action.retrieval.dense",
+    "cairn_action.retrieval.embedding",
 )
 # Needed only to build a BM25 index: a warm run reads the cached one without them, and the first run of the
 # sample copies the package's prebuilt one (`sample/index/`).
