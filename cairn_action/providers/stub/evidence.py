@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from cairn_action.index.chunks import Chunk, sentence_spans, split_pieces
 from cairn_action.retrieval.tokenizer import tokenize
@@ -26,7 +27,7 @@ CONTEXT_WEIGHT = 0.5  # a word in the heading or table header supports a unit, b
 PREFIX = 5  # shortest stem that may match by prefix (see `matches`)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Unit:
     """One sentence, list item or table row of a retrieved chunk."""
 
@@ -84,10 +85,13 @@ def matches(token: str, tokens: frozenset[str]) -> bool:
     if len(token) < PREFIX or not token.isalpha():
         return False
     if len(tokens) > _INDEXED:
-        # The loop below in set lookups: a longer token starts with `token` when `token` is one of its
-        # prefixes; a shorter one when it is one of `token`'s prefixes.
-        longer, extending = _prefix_index(tokens)
-        return token in extending or any(token[:k] in longer for k in range(PREFIX, len(token)))
+        # The loop below in lookups: a longer token starts with `token` when the first of the sorted
+        # tokens from `token` on does; a shorter one when it is one of `token`'s prefixes.
+        longer, ordered = _prefix_index(tokens)
+        i = bisect_left(ordered, token)
+        if i < len(ordered) and ordered[i].startswith(token):
+            return True
+        return any(token[:k] in longer for k in range(PREFIX, len(token)))
     for t in tokens:  # a loop, not any() over a generator: most sets are a word's one or two tokens
         if len(t) >= PREFIX and (t.startswith(token) or token.startswith(t)):
             return True
@@ -96,23 +100,20 @@ def matches(token: str, tokens: frozenset[str]) -> bool:
 
 _INDEXED = 8
 """Sets of more tokens than this (a sentence's, a heading's) are matched through `_prefix_index`."""
-_PREFIX_INDEX: dict[frozenset[str], tuple[frozenset[str], dict[str, list[str]]]] = {}
+_PREFIX_INDEX: dict[frozenset[str], tuple[frozenset[str], tuple[str, ...]]] = {}
 
 
-def _prefix_index(tokens: frozenset[str]) -> tuple[frozenset[str], dict[str, list[str]]]:
-    """The tokens of at least PREFIX characters, and each of their prefixes at least that long with the
-    tokens that start with it. Kept per set: a unit's tokens are one shared set, however many questions
-    retrieve its chunk (`units_of`)."""
+def _prefix_index(tokens: frozenset[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The tokens of at least PREFIX characters, as a set and sorted (those that start with a given
+    string are a run of the sorted ones). Kept per set: a unit's tokens are one shared set, however many
+    questions retrieve its chunk (`units_of`); two objects a set, so that the garbage collector, which
+    scans what the run keeps, has little more to scan."""
     found = _PREFIX_INDEX.get(tokens)
     if found is None:
         if len(_PREFIX_INDEX) >= _MEMO_LIMIT // 10:
             _PREFIX_INDEX.clear()
         longer = frozenset(t for t in tokens if len(t) >= PREFIX)
-        extending: dict[str, list[str]] = {}
-        for t in sorted(longer):
-            for k in range(PREFIX, len(t) + 1):
-                extending.setdefault(t[:k], []).append(t)
-        found = _PREFIX_INDEX[tokens] = (longer, extending)
+        found = _PREFIX_INDEX[tokens] = (longer, tuple(sorted(longer)))
     return found
 
 
@@ -122,14 +123,17 @@ def matched_by(question_tokens: Iterable[str], tokens: Iterable[str]) -> dict[st
     `matches(q, S)` holds exactly when it holds for one element of S, so a word's matches are the union
     of its tokens' entries here: computed once per unit instead of once per word and question token
     (which was 380,000 calls for the sample's 120 questions). Each question token finds its matches
-    in the set's `_prefix_index` rather than by trying every token."""
+    through the set's `_prefix_index` rather than by trying every token."""
     tokens = tokens if isinstance(tokens, frozenset) else frozenset(tokens)
-    longer, extending = _prefix_index(tokens)
+    longer, ordered = _prefix_index(tokens)
     found: dict[str, list[str]] = {}
     for q in question_tokens:
         hits = {q} if q in tokens else set()
         if len(q) >= PREFIX and q.isalpha():
-            hits.update(extending.get(q, ()))  # tokens that extend q
+            i = bisect_left(ordered, q)
+            while i < len(ordered) and ordered[i].startswith(q):  # tokens that extend q
+                hits.add(ordered[i])
+                i += 1
             hits.update(q[:k] for k in range(PREFIX, len(q)) if q[:k] in longer)  # tokens q extends
         for x in hits:
             found.setdefault(x, []).append(q)
@@ -207,10 +211,15 @@ def units_of(rank: int, chunk: Chunk) -> list[Unit]:
 
 def _at_rank(unit: Unit, rank: int) -> Unit:
     """`unit` at another rank: its fields copied as they are (`dataclasses.replace` would run `__init__`
-    and `__post_init__` again for each of them, a visible part of the stub's time)."""
+    and `__post_init__` again, recomputing its token sets, a visible part of the stub's time)."""
     moved = object.__new__(Unit)
-    moved.__dict__.update(unit.__dict__, rank=rank)
+    for name in _UNIT_FIELDS:
+        object.__setattr__(moved, name, getattr(unit, name))
+    object.__setattr__(moved, "rank", rank)
     return moved
+
+
+_UNIT_FIELDS = tuple(f.name for f in fields(Unit))
 
 
 def _cut(rank: int, chunk: Chunk) -> list[Unit]:
