@@ -42,10 +42,23 @@ class Proposal:
     denies: bool = False  # a table cell saying there is none ("No" under "Restocking fee")
 
 
+_KEYS: dict[str, str] = {}
+_KEYS_LIMIT = 50_000
+
+
 def answer_key(answer: str) -> str:
     """What makes two answers the same: their figures, each with the time unit right after it ("within
     12 hours" = "12 hours of delivery", "16:30" = "16:30 the previous working day"); an answer without
-    figures is its normalised text without a leading qualifier."""
+    figures is its normalised text without a leading qualifier. Kept per answer: every vote asks again."""
+    found = _KEYS.get(answer)
+    if found is None:
+        if len(_KEYS) >= _KEYS_LIMIT:
+            _KEYS.clear()
+        found = _KEYS[answer] = _answer_key(answer)
+    return found
+
+
+def _answer_key(answer: str) -> str:
     words = normalize_answer(answer).split()
     key = []
     for i, word in enumerate(words):
