@@ -128,12 +128,14 @@ def _pattern(kind: str) -> re.Pattern[str]:
 
 # What every match of a kind holds, so that a sentence without it need not be searched for the kind: a
 # pattern with a leading `_QUALIFIER` is tried at every position of the sentence, the hint only finds
-# itself (and is compiled with the pattern's flags, so it means the same letters). Kinds not here
-# ("duration": "two weeks", "time": "midday", the names) can match without a figure.
+# itself (and is compiled with the pattern's flags, so it means the same letters). The name kinds
+# ("weekday", "code", "name", "proper") have none.
 _HINTS: dict[str, tuple[str, int]] = {
     "money": (r"[£$€]", 0),
     "percent": (r"%|cent", re.IGNORECASE),  # "%" or "per cent"
     "temperature": (r"°", 0),
+    "duration": (r"minute|hour|day|week|month|year", re.IGNORECASE),  # its `_TIME_UNIT`: "two weeks"
+    "time": (r"\d|midday|midnight|noon", re.IGNORECASE),
     **{kind: (r"\d", 0) for kind in ("date", "year", "measure", "phone", "number")},
 }
 
