@@ -102,8 +102,16 @@ def analyse(question: str, kind: AnswerType, hits: tuple[Hit, ...]) -> Analysis 
     counted = set(tokenize(counted_noun(question))) if kind is AnswerType.COUNT else set()
     asked = f" {normalize_answer(question)} "
 
+    made: dict[int, list[Proposal]] = {}
+
     def propose(unit: Unit, support: float) -> list[Proposal]:
-        return proposals(unit, support, kind, weights, asked, counted, TYPED_BONUS)
+        # A unit's readings do not depend on its support: a sentence proposed again at the support its
+        # neighbour lends it (`_borrowed`) takes its first proposals with that support and score.
+        first = made.get(id(unit))
+        if first is None:
+            first = made[id(unit)] = proposals(unit, support, kind, weights, asked, counted, TYPED_BONUS)
+            return first
+        return [replace(p, coverage=support, score=support + TYPED_BONUS * p.fit) for p in first]
 
     covs = [coverage(weights, unit) for unit in units]
     every = [p for unit, cov in zip(units, covs, strict=True) if cov > 0 for p in propose(unit, cov)]

@@ -79,7 +79,8 @@ def proposals(
     counted: set[str],
     bonus: float,
 ) -> list[Proposal]:
-    """The unit's proposals, its own answer first."""
+    """The unit's proposals, its own answer first. `coverage` sets only their coverage and score (the
+    stub reuses a unit's proposals at another support: `confidence.analyse`)."""
 
     def fresh(span: str) -> bool:  # the question's own figures and names are never the answer
         return f" {normalize_answer(span)} " not in asked

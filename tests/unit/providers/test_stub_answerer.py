@@ -405,6 +405,27 @@ def test_matches__sets_large_enough_for_the_prefix_index__same_as_trying_every_t
     assert found  # prefix matches were among the cases
 
 
+def test_proposals__another_support__only_coverage_and_score_change() -> None:
+    from dataclasses import replace
+
+    from cairn_action.providers.stub.evidence import term_weights
+    from cairn_action.providers.stub.spans import proposals
+
+    units = evidence_units([(h.rank, h.chunk) for h in HITS])
+    for question, kind in [
+        ("How long do I have to report a shortfall?", AnswerType.DURATION),
+        ("What time does the phone line close on Saturday?", AnswerType.TIME),
+        ("Who founded Halcyon?", AnswerType.PERSON),
+        ("What is a short delivery?", AnswerType.PHRASE),
+    ]:
+        weights = term_weights(question_terms(question), units)
+        asked = f" {question.lower()} "
+        for unit in units:
+            low = proposals(unit, 0.2, kind, weights, asked, set(), 0.15)
+            high = proposals(unit, 0.7, kind, weights, asked, set(), 0.15)
+            assert [replace(p, coverage=0.7, score=0.7 + 0.15 * p.fit) for p in low] == high
+
+
 def test_units_of__chunk_cut_before_at_another_rank__the_same_units_at_the_new_rank() -> None:
     from cairn_action.providers.stub import evidence
 
