@@ -13,7 +13,6 @@ from cairn_action.config import RetrievalConfig
 from cairn_action.index.chunks import ChunkStore
 from cairn_action.index.sentences import sentences as split_sentences
 from cairn_action.retrieval.base import Retriever
-from cairn_action.retrieval.build_retriever import BuiltRetrieval
 from cairn_action.retrieval.dense import DenseRetriever, HybridRetriever, SentenceUnits
 from cairn_action.retrieval.embedding import Embedder, load_embedder
 from cairn_action.retrieval.index_cache import DenseArrays, IndexCache
@@ -95,9 +94,9 @@ def build_dense(
     model_path: Path | None,
     embedder_factory: Callable[[Path | None], Embedder] | None,
     progress: Callable[[str, int, int], None] | None,
-) -> BuiltRetrieval:
-    """The dense or hybrid retriever over `store` (chunked under `key`); `bm25` for hybrid, `parts` the
-    log summary so far."""
+) -> tuple[Retriever, str, tuple[str, ...]]:
+    """The dense or hybrid retriever over `store` (chunked under `key`; `bm25` for hybrid), the embedding
+    label and the cache's problems; what was embedded is added to `parts` (the log summary)."""
     stats = cache.stats
     if embedder_factory is not None:
         embedder = embedder_factory(model_path)
@@ -147,4 +146,4 @@ def build_dense(
             bm25_weight=retrieval.bm25_weight,
             candidates=retrieval.candidates,
         )
-    return BuiltRetrieval(store, retriever, embedding_label(embedder), ", ".join(parts), tuple(problems))
+    return retriever, embedding_label(embedder), tuple(problems)

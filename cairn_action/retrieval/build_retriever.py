@@ -68,7 +68,7 @@ def build_retrieval(
 
     from cairn_action.retrieval.build_dense import build_dense
 
-    return build_dense(
+    retriever, label, problems = build_dense(
         store,
         key,
         bm25,
@@ -79,3 +79,4 @@ def build_retrieval(
         embedder_factory=embedder_factory,
         progress=progress,
     )
+    return BuiltRetrieval(store, retriever, label, ", ".join(parts), problems)
