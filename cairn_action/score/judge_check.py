@@ -26,7 +26,6 @@ from pydantic import BaseModel, ConfigDict
 
 from cairn_action.errors import CairnError, DataError
 from cairn_action.files import LIMIT_CONFIG, read_text
-from cairn_action.golden.agreement import cohen_kappa
 
 LABELS_LIMIT = 20 * LIMIT_CONFIG
 _TRUE = {"true", "1", "yes", "y", "correct", "right", "pass"}
@@ -153,6 +152,8 @@ def measure(
     human: list[bool], judge: list[bool], *, judge_name: str, labels: str, sha256: str, created_at: str = ""
 ) -> JudgeCheck:
     """TPR, TNR (Wilson 95 %), raw agreement and Cohen's kappa of `judge` against `human`."""
+    from cairn_action.golden.agreement import cohen_kappa  # for a measurement, not every report's import
+
     pairs = list(zip(human, judge, strict=True))
     tp = sum(1 for h, j in pairs if h and j)
     fn = sum(1 for h, j in pairs if h and not j)

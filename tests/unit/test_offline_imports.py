@@ -31,6 +31,7 @@ NEVER = (
     "cairn_action.retrieval.build_dense",
     "cairn_action.retrieval.dense",
     "cairn_action.retrieval.embedding",
+    "cairn_action.golden.agreement",  # the judge check's kappa: `cairn judge check`, not a report
 )
 # Needed only to build a BM25 index: a warm run reads the cached one without them, and the first run of the
 # sample copies the package's prebuilt one (`sample/index/`).

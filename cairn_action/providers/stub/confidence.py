@@ -68,6 +68,7 @@ _QUESTION_WORDS = frozenset(
 _NEGATOR = re.compile(r"^(?:not|no|never|nor|without|cannot|can't|won't|don't|doesn't|isn't|aren't)$")
 _LIMIT = re.compile(r"\b(?:(?:more|less|fewer|later|earlier|longer) than|over|exceed\w*|above|below|under)\b")
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+_FREE = re.compile(r"-free\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -202,12 +203,12 @@ def denied(question: str, weights: dict[str, float], unit: Unit) -> bool:
 def _negated_words(words: list[str]) -> set[int]:
     """Indexes of the words a negator up to three words before denies, and of "-free" words."""
     negated = set()
+    negators = [_NEGATOR.match(word.lower().strip(".,;:()*")) is not None for word in words]
     for i, word in enumerate(words):
-        if re.search(r"-free\b", word, re.IGNORECASE):
+        if _FREE.search(word):
             negated.add(i)
         for j in range(max(0, i - 3), i):
-            after = " ".join(words[j + 1 : j + 7]).lower()
-            if _NEGATOR.match(words[j].lower().strip(".,;:()*")) and not _LIMIT.search(after):
+            if negators[j] and not _LIMIT.search(" ".join(words[j + 1 : j + 7]).lower()):
                 negated.add(i)
     return negated
 
