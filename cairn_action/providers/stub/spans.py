@@ -155,8 +155,8 @@ def _phrase(unit: Unit, weights: dict[str, float]) -> str:
     """A short phrase for a question with no typed answer: the clause after the question's last word."""
     words = unit.text.split()
     hits = matched_by(weights, unit.tokens).keys()
-    asked = [i for i, (_, _, tokens) in enumerate(unit.words) if not hits.isdisjoint(tokens)]
-    last = max(asked, default=-1)
+    # The last word holding a question word: looked for from the end.
+    last = next((i for i in range(len(unit.words) - 1, -1, -1) if not hits.isdisjoint(unit.words[i][2])), -1)
     tail = []
     for word in words[last + 1 :]:
         tail.append(word.rstrip(".,;:"))
