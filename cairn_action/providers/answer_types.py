@@ -46,11 +46,18 @@ class Span:
 _AUX = r"(?:can|could|do|does|did|is|are|was|were|will|would|should|shall|may|must|has|have|had|am)"
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _WEEKDAY = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)"
-_NUMBER_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)"
-_QUALIFIER = (
-    r"(?:(?:at least|at most|up to|within|more than|less than|fewer than|no more than|no later than|"
-    r"over|under|after|before|about|around|only|every|each)\s+)?"
+_NUMBER_WORDS = tuple(
+    "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty".split()
 )
+_NUMBER_WORD = f"(?:{'|'.join(_NUMBER_WORDS)})"
+_QUALIFIERS = (
+    "at least|at most|up to|within|more than|less than|fewer than|no more than|no later than|"
+    "over|under|after|before|about|around|only|every|each"
+).split("|")
+_QUALIFIER = rf"(?:(?:{'|'.join(_QUALIFIERS)})\s+)?"
+# A duration starts with a qualifier, a figure or a number word: a position starting with none of their
+# first letters is passed over at once, instead of trying each qualifier there (half of its search time).
+_DURATION_START = rf"(?=[{''.join(sorted({w[0] for w in (*_QUALIFIERS, *_NUMBER_WORDS)}))}\d])"
 _TIME_UNIT = (
     r"(?:(?:working|business|calendar|clear|full)\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)"
 )
@@ -91,7 +98,8 @@ _PATTERNS: dict[str, Callable[[], re.Pattern[str]]] = {
     "year": lambda: re.compile(r"\b(?:19|20)\d{2}\b"),
     "weekday": lambda: re.compile(rf"\b{_WEEKDAY}s?\b"),
     "duration": lambda: re.compile(
-        _QUALIFIER + rf"(?:\d+(?:\.\d+)?|{_NUMBER_WORD})(?:\s|-){_TIME_UNIT}\b", re.IGNORECASE
+        _DURATION_START + _QUALIFIER + rf"(?:\d+(?:\.\d+)?|{_NUMBER_WORD})(?:\s|-){_TIME_UNIT}\b",
+        re.IGNORECASE,
     ),
     "measure": lambda: re.compile(
         _QUALIFIER + rf"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:\s?x\s?\d[\d,]*(?:\.\d+)?)?\s?{_MEASURE}\b",

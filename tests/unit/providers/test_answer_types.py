@@ -142,3 +142,18 @@ def test_hinted_kinds__text_without_the_hint__their_patterns_never_match() -> No
         assert answer_types._pattern(kind).search(hint.sub("", text)) is None, kind
     for kind in set(answer_types._PATTERNS) - set(answer_types._HINTS):  # the names: no hint to need
         assert answer_types._pattern(kind).search(re.sub(r"\d", "", text)), kind
+
+
+def test_duration_start__sample_corpus_and_every_case__same_durations_as_without_it() -> None:
+    """The lookahead that lets the duration pattern skip a position is implied by the pattern itself."""
+    from cairn_action.providers import answer_types
+    from cairn_action.sample.generate import render_corpus
+
+    guarded = answer_types._pattern("duration")
+    plain = re.compile(guarded.pattern.removeprefix(answer_types._DURATION_START), guarded.flags)
+    assert plain.pattern != guarded.pattern
+    text = "\n".join(render_corpus(7).values())
+    text += " at least 3 days, AT MOST TWO WEEKS, within 12-month, Only one hour, every 2 working days"
+    text += " no later than thirty minutes, fifteen calendar days, Eleven years, 4.5 hours, seven-day"
+    found = [m.span() for m in guarded.finditer(text)]
+    assert len(found) > 20 and found == [m.span() for m in plain.finditer(text)]
