@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gate_rules_sim import ANSWERABLE, CRIT, SAFETY, TRUTH, fisher, holm_rejections
 
-from cairn_action.gate.stats import mantel_haenszel_drop
+from cairn_action.gate.stats import mantel_haenszel_drop, weighted_drop
 
 N = len(TRUTH)
 SHIFT = 0.05 * N / TRUTH.sum()
@@ -51,7 +51,9 @@ def noise(rng: np.random.Generator) -> np.ndarray:
     return p
 
 
-def pair(rng: np.random.Generator, broken: list[int], shift: float, level: float) -> dict[str, bool]:
+def pair(
+    rng: np.random.Generator, broken: list[int], shift: float, level: float, samples: int = 3
+) -> dict[str, bool]:
     p = noise(rng)
     cand_truth = TRUTH.copy()
     cand_truth[broken] = False
@@ -60,9 +62,9 @@ def pair(rng: np.random.Generator, broken: list[int], shift: float, level: float
         right = (rng.random((N, k)) >= p[:, None]) == truth[:, None]
         return right & ~(rng.random((N, k)) < drift)
 
-    base_samples = asks(3, TRUTH, 0.0)
+    base_samples = asks(samples, TRUTH, 0.0)
     right_b = base_samples.sum(1)
-    verdict_b = right_b >= 2
+    verdict_b = 2 * right_b > samples
     first = asks(1, cand_truth, shift)[:, 0]
     changed = first != verdict_b
     fresh_c = asks(4, cand_truth, shift).sum(1)
@@ -93,7 +95,7 @@ def pair(rng: np.random.Generator, broken: list[int], shift: float, level: float
         if holm_rejections(lost, 0.1):
             return True
         tables = [(int(fresh_base[i]), 3, int(right_c[i]), int(n_c[i])) for i in ids]
-        tables += [(int(right_b[i]), 3, int(first[i]), 1) for i in np.flatnonzero(~changed)]
+        tables += [(int(right_b[i]), samples, int(first[i]), 1) for i in np.flatnonzero(~changed)]
         broke = sum(1 for i in ids if 2 * fresh_base[i] > 3 and 2 * right_c[i] < n_c[i])
         fixed = sum(1 for i in ids if 2 * fresh_base[i] < 3 and 2 * right_c[i] > n_c[i])
         return mantel_haenszel_drop(tables).p_one_sided < 0.05 and broke - fixed >= 2
@@ -103,25 +105,35 @@ def pair(rng: np.random.Generator, broken: list[int], shift: float, level: float
         pairing = mantel_haenszel_drop(
             [(int(fresh_base[i]), 3, int(fresh_c[i]), int(n_fresh[i])) for i in ids]
         )
-    control = mantel_haenszel_drop([(int(right_b[i]), 3, int(fresh_base[i]), 3) for i in ids])
-    probe_test = mantel_haenszel_drop(
-        [(int(base_samples[i, 1:].sum()), 2, int(now), 1) for i, now in zip(probe, probe_now, strict=True)]
-    )
+    control = mantel_haenszel_drop([(int(right_b[i]), samples, int(fresh_base[i]), 3) for i in ids])
+    probe_tabs = [
+        (int(base_samples[i, 1:].sum()), samples - 1, int(now), 1)
+        for i, now in zip(probe, probe_now, strict=True)
+    ]
+    probe_test = mantel_haenszel_drop(probe_tabs)
     said_control = (control.p_one_sided < 0.1 and control.right_after < control.right_before) or (
         probe_test.p_one_sided < 0.1 and probe_test.n_after - probe_test.right_after >= 2
     )
-    whole = [(int(right_b[i]), 3, int(first[i]), 1) for i in range(N)]
-    whole += [
-        (int(base_samples[i, 1:].sum()), 2, int(now), 1) for i, now in zip(probe, probe_now, strict=True)
-    ]
-    moved = mantel_haenszel_drop(whole)
-    said_first = moved.p_one_sided < level and moved.n_after - moved.right_after >= 2
-    said_first = said_first and pairing.p_one_sided >= 0.2
+    whole = [(int(right_b[i]), samples, int(first[i]), 1) for i in range(N)] + probe_tabs
+    clear = pairing.p_one_sided >= 0.2
+
+    def said(test) -> bool:
+        return bool(test.p_one_sided < level and test.n_after - test.right_after >= 2 and clear)
+
+    probe_w = weighted_drop(probe_tabs)
+    fallback_w = probe_w.p_one_sided < level and probe_w.n_after - probe_w.right_after >= 2
     return {
         "blame all": blame(True),
         "blame fresh": blame(False),
         "note control": bool(said_control),
-        "note first-pass": bool(said_first),
+        "note first-pass": said(mantel_haenszel_drop(whole)),
+        "note exact": said(weighted_drop(whole, weight=lambda n, m: 1.0)),
+        "note weighted": said(weighted_drop(whole)),
+        "clear": clear,
+        "p mh": mantel_haenszel_drop(whole).p_one_sided if clear else 1.0,
+        "p weighted": weighted_drop(whole).p_one_sided if clear else 1.0,
+        "probe mh": bool(probe_test.p_one_sided < 0.1 and probe_test.n_after - probe_test.right_after >= 2),
+        "probe weighted": bool(fallback_w),
         "asks": (spent + len(probe)) / len(ids) if len(ids) else 0.0,
     }
 
@@ -134,6 +146,8 @@ def main() -> None:
         action="store_true",
         help="the note's pairing test counts only the 4 confirmation re-asks, not the flaky round",
     )
+    parser.add_argument("--baseline-samples", type=int, nargs="+", default=[3])
+    parser.add_argument("--levels", type=float, nargs="+", default=[0.05, 0.1])
     args = parser.parse_args()
     rng = np.random.Generator(np.random.PCG64(23))
     safety_right = np.flatnonzero(TRUTH & SAFETY)
@@ -144,24 +158,34 @@ def main() -> None:
         "2 safety lost": (lambda: list(rng.choice(safety_right, 2, replace=False)), 0.0),
         "10 points, non-critical": (lambda: list(rng.choice(plain_right, 5, replace=False)), 0.0),
     }
+    keys = (
+        "blame fresh",
+        "note first-pass",
+        "note exact",
+        "note weighted",
+        "clear",
+        "probe mh",
+        "probe weighted",
+    )
     print(f"{args.draws} pairs a cell, mixed noise")
     print(
-        "| level | candidate | failed (all) | failed (fresh) | shifted (control) "
-        "| shifted (first pass) | asks |"
+        "| baseline samples | level | candidate | failed (fresh pairing) | shifted: MH (main) "
+        "| shifted: exact, unweighted | shifted: exact, weighted n/m | pairing clear (p >= 0.2) "
+        "| probe only: MH (main) | probe only: weighted | asks |"
     )
-    print("|---|---|---|---|---|---|---|")
-    for level in (0.05, 0.1, 0.2):
-        for name, (broken, shift) in kinds.items():
-            runs = [pair(rng, broken(), shift, level) for _ in range(args.draws)]
-            cells = [
-                np.mean([r[key] for r in runs])
-                for key in ("blame all", "blame fresh", "note control", "note first-pass")
-            ]
-            asks = np.median([r["asks"] for r in runs if r["asks"]])
-            print(
-                f"| {level} | {name} | " + " | ".join(f"{c:.1%}" for c in cells) + f" | {asks:.1f} |",
-                flush=True,
-            )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for samples in args.baseline_samples:
+        for level in args.levels:
+            for name, (broken, shift) in kinds.items():
+                runs = [pair(rng, broken(), shift, level, samples) for _ in range(args.draws)]
+                cells = [np.mean([r[key] for r in runs]) for key in keys]
+                asks = np.median([r["asks"] for r in runs if r["asks"]])
+                print(
+                    f"| {samples} | {level} | {name} | "
+                    + " | ".join(f"{c:.1%}" for c in cells)
+                    + f" | {asks:.1f} |",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -14,12 +14,13 @@ from cairn_action.errors import DataError
 from cairn_action.gate.compare import refusals
 from cairn_action.gate.confirm import confirmation_plan
 from cairn_action.gate.outcome import is_right, tally, verdict
-from cairn_action.gate.stats import Stratified, mantel_haenszel_drop
+from cairn_action.gate.stats import Stratified, mantel_haenszel_drop, weighted_drop
 from cairn_action.report.models import ControlNote, PerCase, ProbeRow, Report
 
 SHIFT_P = 0.1
 """The comment says the environment shifted when the first pass (and the probe) is right less often than
-the baseline at this one-sided level and the fresh pairing clears the pull request (shift_note)."""
+the baseline at this one-sided level (the exact weighted test, stats.weighted_drop) and the fresh pairing
+clears the pull request (shift_note); the probe-only control calls the verdict incomplete at it (drift)."""
 
 
 def check_control(baseline: Report, control: Report, *, source: str) -> None:
@@ -77,7 +78,7 @@ def first_pass_tables(baseline: Report, candidate: Report) -> list[tuple[int, in
 
 def shift_note(baseline: Report, control: Report, candidate: Report) -> tuple[bool, str]:
     """(shifted, the sentence for the comment). The environment shifted when the first pass over every case
-    (and the drift probe) is right less often than the baseline (one-sided Mantel-Haenszel p < SHIFT_P), and
+    (and the drift probe) is right less often than the baseline (stats.weighted_drop p < SHIFT_P), and
     the fresh pairing on the changed cases, this PR's re-asks against the base system's, does not blame the
     pull request for it (p >= PAIRING_CLEAR). The base system re-asked on the changed cases alone is no
     measure of the shift: those cases were chosen because a sample differed (benchmarks/README.md)."""
@@ -90,7 +91,7 @@ def shift_note(baseline: Report, control: Report, candidate: Report) -> tuple[bo
     pairing = mantel_haenszel_drop(
         [(tally(now[i]).right, tally(now[i]).n, tally(fresh[i]).right, tally(fresh[i]).n) for i in ids]
     )
-    whole = mantel_haenszel_drop(first_pass_tables(baseline, candidate) + probe_tables(baseline, note.probe))
+    whole = weighted_drop(first_pass_tables(baseline, candidate) + probe_tables(baseline, note.probe))
     cost = "" if note.cost_usd is None else f", ${note.cost_usd:.4f}"
     asked = (
         f"the base system was re-asked now on the {len(ids)} case(s) this PR changed ({note.samples} "
@@ -106,10 +107,11 @@ def shift_note(baseline: Report, control: Report, candidate: Report) -> tuple[bo
     moved = (
         f"over every case's first ask{' and the probe' if note.probe else ''}, right in {whole.right_after} "
         f"of {whole.n_after} now against {whole.right_before} of {whole.n_before} baseline samples "
-        f"({(after_rate - before_rate) * 100:+.1f} points; one-sided Mantel-Haenszel p = "
-        f"{whole.p_one_sided:.3g})"
+        f"({(after_rate - before_rate) * 100:+.1f} points; exact one-sided p = {whole.p_one_sided:.3g}, "
+        "weighted towards the cases that are almost always right)"
     )
-    shifted = whole.p_one_sided < SHIFT_P and pairing.p_one_sided >= PAIRING_CLEAR
+    wrong_now = whole.n_after - whole.right_after
+    shifted = whole.p_one_sided < SHIFT_P and wrong_now >= 2 and pairing.p_one_sided >= PAIRING_CLEAR
     if not shifted:
         return False, f"control: {asked}; {moved}"
     return True, (
@@ -169,9 +171,10 @@ def probe_tables(baseline: Report, probe: Sequence[ProbeRow]) -> list[tuple[int,
 
 def drift(baseline: Report, probe: Sequence[ProbeRow]) -> tuple[bool, Stratified]:
     """(moved as a block, the test): the probe's answers now are right less often than the baseline's on the
-    same cases (one-sided Mantel-Haenszel p < SHIFT_P, and at least two answers now wrong)."""
+    same cases (the exact weighted test, stats.weighted_drop, p < SHIFT_P, and at least two answers now
+    wrong)."""
     tables = probe_tables(baseline, probe)
-    test = mantel_haenszel_drop(tables)
+    test = weighted_drop(tables)
     wrong_now = test.n_after - test.right_after
     return wrong_now >= 2 and test.p_one_sided < SHIFT_P, test
 
@@ -179,8 +182,8 @@ def drift(baseline: Report, probe: Sequence[ProbeRow]) -> tuple[bool, Stratified
 def _probe_words(test: Stratified, cases: int) -> str:
     return (
         f"{cases} unchanged case(s) probed: right in {test.right_after} of {test.n_after} answers now, "
-        f"{test.right_before} of {test.n_before} baseline samples (one-sided Mantel-Haenszel p = "
-        f"{test.p_one_sided:.3g})"
+        f"{test.right_before} of {test.n_before} baseline samples (exact one-sided p = "
+        f"{test.p_one_sided:.3g}, weighted towards the cases that are almost always right)"
     )
 
 

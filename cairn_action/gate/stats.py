@@ -10,7 +10,7 @@ size, computed exactly rather than quoted from a table.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -256,6 +256,17 @@ class Stratified:
     p_one_sided: float
 
 
+def _stratified(tables: Sequence[tuple[int, int, int, int]], strata: int, p: float) -> Stratified:
+    return Stratified(
+        right_before=sum(t[0] for t in tables),
+        n_before=sum(t[1] for t in tables),
+        right_after=sum(t[2] for t in tables),
+        n_after=sum(t[3] for t in tables),
+        strata=strata,
+        p_one_sided=p,
+    )
+
+
 def mantel_haenszel_drop(tables: Sequence[tuple[int, int, int, int]]) -> Stratified:
     """One-sided Cochran-Mantel-Haenszel test that the candidate is right less often than the baseline,
     over per-case tables (baseline right, baseline samples, candidate right, candidate samples), with the
@@ -280,11 +291,52 @@ def mantel_haenszel_drop(tables: Sequence[tuple[int, int, int, int]]) -> Stratif
     else:
         z = (observed - expected - 0.5) / math.sqrt(variance)
         p = float(stats.norm.sf(z))
-    return Stratified(
-        right_before=sum(t[0] for t in tables),
-        n_before=sum(t[1] for t in tables),
-        right_after=sum(t[2] for t in tables),
-        n_after=sum(t[3] for t in tables),
-        strata=strata,
-        p_one_sided=p,
-    )
+    return _stratified(tables, strata, p)
+
+
+WEIGHT_UNITS = 12
+"""`weighted_drop` rounds each weight to a multiple of 1 / WEIGHT_UNITS, so the statistic's law is a vector
+over whole units, convolved exactly (n / m is exact in these units for up to 4 samples a side)."""
+
+
+def rarity_weight(samples: int, wrong: int) -> float:
+    """A case's weight in `weighted_drop`: its samples over its wrong answers, both sides counted (n / m,
+    the inverse of the case's observed failure rate). A drift that turns right answers wrong with a small
+    probability multiplies the failure odds of a case that is almost always right (a rate of .01 becoming
+    .10) and hardly moves a coin flip's (.5 becoming .55): the locally most powerful weight is about 1 / q,
+    and n / m estimates it from the margins the test conditions on, so the test stays exact."""
+    return samples / wrong
+
+
+def weighted_drop(
+    tables: Sequence[tuple[int, int, int, int]], *, weight: Callable[[int, int], float] = rarity_weight
+) -> Stratified:
+    """An exact one-sided test that the after side is wrong more often than the before side, over per-case
+    tables (right before, samples before, right after, samples after), weighted towards the cases that are
+    almost always right (`rarity_weight`).
+
+    Conditional on each case's margins (its samples on both sides, its wrong answers in all), the number of
+    after-side wrong answers is hypergeometric under "nothing changed" (every sample of a case is a draw of
+    the same coin), independently across cases. The statistic is the weighted sum of after-side wrong
+    answers and the p-value its exact upper tail, convolved case by case. Mantel-Haenszel weighs every
+    case alike, so the coin-flip cases (a wrong answer in half their samples, whatever the day) carry most of
+    its variance and almost none of a drift's signal (benchmarks/README.md). A case whose samples all agree
+    carries no information and drops out."""
+    law = np.ones(1)
+    observed = 0
+    strata = 0
+    for right_b, n_b, right_a, n_a in tables:
+        total = n_b + n_a
+        wrong = total - right_b - right_a
+        if total < 2 or wrong in (0, total) or n_b == 0 or n_a == 0:
+            continue
+        strata += 1
+        units = max(1, round(weight(total, wrong) * WEIGHT_UNITS))
+        observed += units * (n_a - right_a)
+        ways = math.comb(total, n_a)
+        step = np.zeros(units * min(wrong, n_a) + 1)
+        for k in range(max(0, n_a - (total - wrong)), min(wrong, n_a) + 1):
+            step[units * k] = math.comb(wrong, k) * math.comb(total - wrong, n_a - k) / ways
+        law = np.convolve(law, step)
+    p = min(1.0, float(law[observed:].sum()))
+    return _stratified(tables, strata, p)
