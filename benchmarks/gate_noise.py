@@ -158,6 +158,8 @@ def start_judge(q: float) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}/v1"
 
 
+BASELINE_SAMPLES: list[int] = []
+"""Set by `--baseline-samples`: `[gate] baseline_samples` of every eval (the default, 3, when unset)."""
 JUDGE_URL: dict[str, str] = {}
 """Set by `--judge-noise`: the noisy LLM judge every eval uses."""
 
@@ -210,6 +212,8 @@ def evaluate(
     config = CONFIG.format(
         corpus=ROOT / "data/sample", golden=ROOT / "golden/golden.jsonl", cache=run / "cache"
     ) + (JUDGE.format(url=JUDGE_URL["url"]) if JUDGE_URL else "")
+    if BASELINE_SAMPLES:
+        config += f"[gate]\nbaseline_samples = {BASELINE_SAMPLES[0]}\n"
     (run / "cairn.toml").write_text(config)
     (run / "base.toml").write_text(config.replace("noisy_target", "noisy_base"))
     os.environ["NOISE_P"] = str(p)
@@ -340,7 +344,18 @@ def main() -> None:
         help="judge with an LLM judge on loopback that flips each verdict with probability Q (answers "
         "stay as the noise model says: with --p 0 only the judge is noisy)",
     )
+    parser.add_argument(
+        "--baseline-samples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="[gate] baseline_samples (asks of every case in the baseline; the control still asks a changed "
+        "case at most 3 times)",
+    )
     args = parser.parse_args()
+    if args.baseline_samples is not None:
+        BASELINE_SAMPLES.append(args.baseline_samples)
+        print(f"baseline samples: {args.baseline_samples}")
     if args.judge_noise is not None:
         JUDGE_URL["url"] = start_judge(args.judge_noise)
     if not (ROOT / "data/sample").is_dir():

@@ -7,9 +7,9 @@ not deterministic, the base system is re-asked at the same time, on the same pro
   the baseline's anyway), an HTTP target whose URL the pull request did not change, or a `python:` target:
   the base commit's tree (`git archive BASE_SHA`, extracted as data into the scratch folder) with the base
   config at its own path there, so the target module is imported from the base code, in the same
-  sandboxed child as the candidate. The changed cases are asked `baseline_samples` times and the drift
-  probe (gate/control.py: unchanged cases, once each) is asked too; the gate compares the pull request
-  with those answers (gate/__init__.py's `run_gate`).
+  sandboxed child as the candidate. The changed cases are asked `baseline_samples` times (at most 3)
+  and the drift probe (gate/control.py: unchanged cases, once each) is asked too; the gate compares the
+  pull request with those answers (gate/__init__.py's `run_gate`).
 - **probe**: otherwise (a `python:` target whose base commit git cannot give; a changed URL; a base
   config that is missing, invalid, or names a key the workflow does not grant; a base run that failed),
   the drift probe is asked of the candidate. If its cases moved as a block, the verdict is
@@ -39,7 +39,7 @@ from cairn_action.config import Config, LoadedConfig
 from cairn_action.errors import CairnError
 from cairn_action.files import write_bytes, write_text
 from cairn_action.gate import policy_of
-from cairn_action.gate.control import changed_cases, probe_cases, probe_size
+from cairn_action.gate.control import changed_cases, control_samples, probe_cases, probe_size
 from cairn_action.gh.gateway import GitHubGateway
 from cairn_action.gh.workflow import Workflow
 from cairn_action.golden.load import load_golden
@@ -130,7 +130,7 @@ def control_runner(
             judge = TrustedJudge(config=trusted.config or Config(), where=trusted.where)
             mode = "deterministic" if judge.deterministic else "sampled"
             spent = candidate.notes.extra_samples.samples
-            samples = policy_of(baseline, source="the baseline").baseline_samples
+            samples = control_samples(policy_of(baseline, source="the baseline").baseline_samples)
 
             def probe(control_asks: int) -> list[str]:
                 size = probe_size(len(changed), spent + control_asks)

@@ -46,8 +46,8 @@ def add_eval(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=Path,
         metavar="BASE_CONFIG",
         help="with --baseline: also re-ask the base system (this config, e.g. the base branch's) on every "
-        "case whose verdict differs from the baseline's ([gate] baseline_samples times) and write a "
-        "control report under reports/control/ for `cairn gate --control`",
+        "case whose verdict differs from the baseline's ([gate] baseline_samples times, at most 3) and "
+        "write a control report under reports/control/ for `cairn gate --control`",
     )
     ev.add_argument(
         "--json",

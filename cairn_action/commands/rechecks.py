@@ -196,14 +196,14 @@ def run_control(
     cwd: Path,
 ) -> Path | None:
     """Re-ask the base system (`--control BASE_CONFIG`) on every case whose verdict differs from the
-    baseline's, `baseline_samples` times, and write the control report (report/control.py).
+    baseline's, `baseline_samples` times (at most 3), and write the control report (report/control.py).
 
     The control gets a cache of its own, named after this run's artifact: answers cached from the
     baseline's run would be the old environment again, while a rerun of this very command resumes."""
     import argparse
 
     from cairn_action.gate import policy_of
-    from cairn_action.gate.control import changed_cases, probe_cases, probe_size
+    from cairn_action.gate.control import changed_cases, control_samples, probe_cases, probe_size
     from cairn_action.golden.load import load_golden
     from cairn_action.report.control import control_report
     from cairn_action.report.io import read_report, report_text, write_text_atomic
@@ -227,11 +227,13 @@ def run_control(
     base = load_config_args(argparse.Namespace(**{**vars(args), "config": args.control}), cwd)
     cache = Path(base.cache_dir) / "control" / outcome.path.stem
     base = with_cache_dir(base, cache, cwd)
-    # As many samples as the baseline has (its policy's baseline_samples): the control stands in for the
-    # baseline on these cases, and the shift is measured like for like. The candidate's own extra samples
-    # are its evidence, not the control's. The drift probe (unchanged cases, asked once) measures the
-    # environment where this change cannot have moved it (gate/control.py).
-    plan = {case: policy_of(baseline, source=str(baseline_path)).baseline_samples for case in changed}
+    # As many samples as the baseline has (its policy's baseline_samples), at most CONTROL_SAMPLES: the
+    # control stands in for the baseline on these cases; a baseline of more samples (sharper for the shift
+    # test) does not cost the pull request more asks. The candidate's own extra samples are its evidence,
+    # not the control's. The drift probe (unchanged cases, asked once) measures the environment where this
+    # change cannot have moved it (gate/control.py).
+    samples = control_samples(policy_of(baseline, source=str(baseline_path)).baseline_samples)
+    plan = {case: samples for case in changed}
     size = probe_size(len(changed), scored.notes.extra_samples.samples + sum(plan.values()))
     probe = probe_cases(baseline, exclude=set(changed), size=size, seed=outcome.path.stem)
     plan.update({case: 1 for case in probe})

@@ -128,6 +128,17 @@ def changed_cases(baseline: Report, candidate: Report) -> list[str]:
     return sorted(set(confirmation_plan(baseline, candidate, extra=1, asked={})) | reasked)
 
 
+CONTROL_SAMPLES = 3
+"""The base system's asks of each changed case: the baseline's samples, at most this many. More baseline
+samples sharpen which cases are almost always right (the shift test's power, paid once per merge on the
+default branch); they must not cost the pull request more asks (benchmarks/README.md)."""
+
+
+def control_samples(baseline_samples: int) -> int:
+    """How many times the control asks the base system each changed case."""
+    return min(baseline_samples, CONTROL_SAMPLES)
+
+
 PROBE_PER_CHANGED = 3
 """The drift probe asks at most this many unchanged cases, once each, per changed case."""
 MAX_EXTRA_PER_CHANGED = 10

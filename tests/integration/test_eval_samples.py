@@ -218,6 +218,26 @@ def test_eval_baseline_with_control__base_system_reasked_now__blames_the_pr_only
     ][0]
 
 
+def test_eval_baseline_with_control__baseline_of_six_samples__base_system_still_asked_three_times(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # More baseline samples sharpen the shift test (paid once per merge on the default branch); they must
+    # not cost the pull request more asks: the control asks a changed case at most 3 times.
+    base = _project(tmp_path / "base", "base_rag6", "never", gate="baseline_samples = 6\n")
+    assert evaluate(base, "tiny", capsys, monkeypatch).code == 0
+    baseline = _report_of(base)
+    assert {c["n_samples"] for c in json.loads(baseline.read_text())["per_case"]} == {6}
+    folder = _project(tmp_path / "pr", "pr_rag6", "always")
+    control_config = _project(tmp_path / "base_now", "base_rag6_now", "never") / "cairn.toml"
+    run = evaluate(
+        folder, "tiny", capsys, monkeypatch, "--baseline", str(baseline), "--control", str(control_config)
+    )
+    assert run.code == 0, run.err
+    assert _asks(tmp_path / "base_now").pop(_question(_UNANSWERABLE)) == 3
+    note = json.loads(sorted((folder / "reports" / "control").glob("tiny-*.json"))[-1].read_text())
+    assert (note["notes"]["control"]["cases"], note["notes"]["control"]["samples"]) == ([_UNANSWERABLE], 3)
+
+
 def test_eval__control_without_baseline__usage_error_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
