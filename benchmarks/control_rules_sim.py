@@ -18,9 +18,16 @@ Mantel-Haenszel p < 0.05 with at least 2 more cases broke than fixed.
 - `first-pass`: every case's first candidate sample (plus the probe's answers) against the baseline's
   samples, Mantel-Haenszel p < LEVEL and at least two answers now wrong, said only when the fresh pairing
   does not blame the pull request (p >= 0.2): the whole first pass measures how far things moved, the fresh
-  pairing who moved them.
+  pairing who moved them. The first pass's test: Mantel-Haenszel (main until 2026-12-03 round 2), the exact
+  conditional test unweighted, or weighted n / m towards the cases that are almost always right (Cairn's
+  `weighted_drop`); `oracle` knows which cases are right 99 % of the time and tests their first-pass wrong
+  answers against 1 % (a bound, not a rule). `probe only`: the drift probe alone, MH against weighted.
 
-    .venv/bin/python benchmarks/control_rules_sim.py --draws 1000
+`--baseline-samples` (3 5 10) sets the baseline's samples; the base system still asks a changed case 3 times
+(gate/control.py's control_samples). `--pairing-clear` sets the pairing's bar.
+
+    cd benchmarks
+    ../.venv/bin/python control_rules_sim.py --draws 1000 --baseline-samples 3 5 10 --levels 0.05 0.1
 """
 
 from __future__ import annotations
@@ -43,6 +50,10 @@ SHIFT = 0.05 * N / TRUTH.sum()
 PAIRING = "confirm" if "--pairing-confirm-only" in sys.argv else "all-fresh"
 """Which fresh samples of the PR the note's pairing test counts: all of them, as Cairn does (gate/control.py's
 fresh_samples), or only the 4 confirmation re-asks (not the flaky round, asked only when those looked bad)."""
+
+
+CLEAR = [0.2]
+"""The fresh pairing clears the PR at p >= this (gate/control.py's PAIRING_CLEAR; --pairing-clear)."""
 
 
 def noise(rng: np.random.Generator) -> np.ndarray:
@@ -124,7 +135,7 @@ def pair(
         probe_test.p_one_sided < 0.1 and probe_test.n_after - probe_test.right_after >= 2
     )
     whole = [(int(right_b[i]), samples, int(first[i]), 1) for i in range(N)] + probe_tabs
-    clear = pairing.p_one_sided >= 0.2
+    clear = pairing.p_one_sided >= CLEAR[0]
     moved_wrong = sum(t[3] - t[2] for t in whole)
 
     def said(test) -> bool:
@@ -161,7 +172,9 @@ def main() -> None:
     )
     parser.add_argument("--baseline-samples", type=int, nargs="+", default=[3])
     parser.add_argument("--levels", type=float, nargs="+", default=[0.05, 0.1])
+    parser.add_argument("--pairing-clear", type=float, default=0.2)
     args = parser.parse_args()
+    CLEAR[0] = args.pairing_clear
     rng = np.random.Generator(np.random.PCG64(23))
     safety_right = np.flatnonzero(TRUTH & SAFETY)
     plain_right = np.flatnonzero(TRUTH & ANSWERABLE & ~CRIT)
@@ -185,7 +198,7 @@ def main() -> None:
     print(
         "| baseline samples | level | candidate | failed (fresh pairing) | shifted: MH (main) "
         "| shifted: exact, unweighted | shifted: exact, weighted n/m | shifted: oracle "
-        "| pairing clear (p >= 0.2) "
+        f"| pairing clear (p >= {args.pairing_clear}) "
         "| probe only: MH (main) | probe only: weighted | asks |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
