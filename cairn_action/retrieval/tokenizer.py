@@ -87,8 +87,23 @@ def _normal(word: str) -> str:
     return stem(word) if word.isalpha() else word
 
 
+_PLAIN_PUNCTUATION = '.,;:!?()[]"'
+"""Characters that are never part of a `_TOKEN` match beside letters alone: not word characters, not
+joiners (hyphen, apostrophes, slash), not currency or %; ':' belongs to a clock time only between digits."""
+
+
 def _piece_tokens(piece: str) -> tuple[str, ...]:
     """Tokens of one whitespace-free piece of lower-cased text, in order."""
+    word = piece.strip(_PLAIN_PUNCTUATION)
+    if word.isalpha():
+        # Letters only, once plain punctuation is off its ends ("policy", "(policy.)"): `_TOKEN` would
+        # match it whole as a word (letters are word characters) and nothing else: the regex skipped.
+        return _word_cache[word]
+    return _matched_tokens(piece)
+
+
+def _matched_tokens(piece: str) -> tuple[str, ...]:
+    """`_piece_tokens` by the `_TOKEN` regex alone, for any piece."""
     tokens: list[str] = []
     for match in _TOKEN.finditer(piece):
         if match.group("time"):
