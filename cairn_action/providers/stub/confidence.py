@@ -41,6 +41,7 @@ from cairn_action.providers.stub.evidence import (
     Unit,
     coverage,
     evidence_units,
+    holdings,
     matches,
     term_weights,
     word_tokens,
@@ -99,7 +100,9 @@ def analyse(question: str, kind: AnswerType, hits: tuple[Hit, ...]) -> Analysis 
     units = evidence_units([(h.rank, h.chunk) for h in hits])
     if not terms or not units:
         return "nothing to match: no question words or no retrieved text"
-    weights = term_weights(terms, units)
+    distinct = sorted(set(terms))
+    held = [holdings(distinct, unit) for unit in units]
+    weights = term_weights(terms, units, held)
     counted = set(tokenize(counted_noun(question))) if kind is AnswerType.COUNT else set()
     asked = f" {normalize_answer(question)} "
 
@@ -114,7 +117,7 @@ def analyse(question: str, kind: AnswerType, hits: tuple[Hit, ...]) -> Analysis 
             return first
         return [replace(p, coverage=support, score=support + TYPED_BONUS * p.fit) for p in first]
 
-    covs = [coverage(weights, unit) for unit in units]
+    covs = [coverage(weights, unit, found) for unit, found in zip(units, held, strict=True)]
     every = [p for unit, cov in zip(units, covs, strict=True) if cov > 0 for p in propose(unit, cov)]
     if not every:
         return "no retrieved sentence shares a word with the question"

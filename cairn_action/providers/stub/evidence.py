@@ -260,12 +260,25 @@ def evidence_units(ranked_chunks: list[tuple[int, Chunk]]) -> list[Unit]:
     return units
 
 
-def term_weights(question_tokens: list[str], units: list[Unit]) -> dict[str, float]:
-    """Rarity of each question token among the units; figures count half (questions often invent them)."""
+def holdings(question_tokens: Iterable[str], unit: Unit) -> dict[str, float]:
+    """`unit.holds(t)` for each question token: found once per unit and question, for `term_weights`
+    (which counts the units whose own text has a token, where `holds` is 1) and `coverage` alike."""
+    return {t: unit.holds(t) for t in question_tokens}
+
+
+def term_weights(
+    question_tokens: list[str], units: list[Unit], held: list[dict[str, float]] | None = None
+) -> dict[str, float]:
+    """Rarity of each question token among the units; figures count half (questions often invent them).
+    `held`: each unit's `holdings` of the question tokens, if known."""
     df: Counter[str] = Counter()
     distinct = sorted(set(question_tokens))
-    for unit in units:
-        df.update(t for t in distinct if matches(t, unit.tokens))
+    if held is None:
+        for unit in units:
+            df.update(t for t in distinct if matches(t, unit.tokens))
+    else:
+        for found in held:
+            df.update(t for t in distinct if found[t] == 1.0)
     n = len(units)
     weights = {}
     for token in sorted(set(question_tokens)):  # sorted: float sums must not depend on set order
@@ -274,11 +287,14 @@ def term_weights(question_tokens: list[str], units: list[Unit]) -> dict[str, flo
     return weights
 
 
-def coverage(weights: dict[str, float], unit: Unit) -> float:
-    """Weighted share of the question's words the unit holds (context words at CONTEXT_WEIGHT)."""
+def coverage(weights: dict[str, float], unit: Unit, held: dict[str, float] | None = None) -> float:
+    """Weighted share of the question's words the unit holds (context words at CONTEXT_WEIGHT).
+    `held`: the unit's `holdings` of (at least) the weights' tokens, if known."""
     total = sum(weights.values())
     if not total:
         return 0.0
+    if held is not None:
+        return sum(w * held[t] for t, w in sorted(weights.items())) / total
     return sum(w * unit.holds(t) for t, w in sorted(weights.items())) / total
 
 

@@ -426,6 +426,25 @@ def test_proposals__another_support__only_coverage_and_score_change() -> None:
             assert [replace(p, coverage=0.7, score=0.7 + 0.15 * p.fit) for p in low] == high
 
 
+def test_term_weights_and_coverage__given_the_units_holdings__the_same_floats_as_without() -> None:
+    from cairn_action.providers.stub.evidence import coverage, holdings, term_weights
+
+    units = evidence_units([(h.rank, h.chunk) for h in HITS])
+    for question in [
+        "How long do I have to report a shortfall?",
+        "What time does the phone line close on Saturday?",
+        "Who founded Halcyon?",
+        "What is a short delivery of chilled goods?",
+    ]:
+        terms = question_terms(question)
+        held = [holdings(sorted(set(terms)), unit) for unit in units]
+        weights = term_weights(terms, units)
+        assert term_weights(terms, units, held) == weights
+        covs = [coverage(weights, unit) for unit in units]
+        assert [coverage(weights, u, h) for u, h in zip(units, held, strict=True)] == covs
+        assert 0.0 < max(covs) and len(set(covs)) > 1  # the units differ: the check can see a change
+
+
 def test_units_of__chunk_cut_before_at_another_rank__the_same_units_at_the_new_rank() -> None:
     from cairn_action.providers.stub import evidence
 
