@@ -24,7 +24,10 @@ Mantel-Haenszel p < 0.05 with at least 2 more cases broke than fixed.
   answers against 1 % (a bound, not a rule). `probe only`: the drift probe alone, MH against weighted.
 
 `--baseline-samples` (3 5 10) sets the baseline's samples; the base system still asks a changed case 3 times
-(gate/control.py's control_samples). `--pairing-clear` sets the pairing's bar.
+(gate/control.py's control_samples). `--pairing-clear` sets the pairing's bar. `--rules-read first3` (Cairn
+since round 3, gate/outcome.py's rule_samples): the confirmation plan and the blame rules without a control
+read a case's first min(n, 3) baseline samples, the shift test all n; `all`: every rule reads all n.
+"failed (no control)": the same rules against the baseline as committed (no base system re-asked).
 
     cd benchmarks
     ../.venv/bin/python control_rules_sim.py --draws 1000 --baseline-samples 3 5 10 --levels 0.05 0.1
@@ -51,6 +54,9 @@ PAIRING = "confirm" if "--pairing-confirm-only" in sys.argv else "all-fresh"
 """Which fresh samples of the PR the note's pairing test counts: all of them, as Cairn does (gate/control.py's
 fresh_samples), or only the 4 confirmation re-asks (not the flaky round, asked only when those looked bad)."""
 
+
+RULES = ["first3"]
+"""Which baseline samples the confirmation plan and the per-case rules read (--rules-read)."""
 
 CLEAR = [0.2]
 """The fresh pairing clears the PR at p >= this (gate/control.py's PAIRING_CLEAR; --pairing-clear)."""
@@ -84,7 +90,9 @@ def pair(
 
     base_samples = asks(samples, TRUTH, 0.0)
     right_b = base_samples.sum(1)
-    verdict_b = 2 * right_b > samples
+    rules = samples if RULES[0] == "all" else min(samples, 3)
+    right_r = base_samples[:, :rules].sum(1)
+    verdict_b = 2 * right_r > rules
     first = asks(1, cand_truth, shift)[:, 0]
     changed = first != verdict_b
     fresh_c = asks(4, cand_truth, shift).sum(1)
@@ -120,6 +128,20 @@ def pair(
         fixed = sum(1 for i in ids if 2 * fresh_base[i] < 3 and 2 * right_c[i] > n_c[i])
         return mantel_haenszel_drop(tables).p_one_sided < 0.05 and broke - fixed >= 2
 
+    def blame_none() -> bool:
+        right_c, n_c = fresh_c + first, n_fresh + 1
+        lost_c = verdict_b & (2 * right_c < n_c)
+        lost = [
+            fisher(int(right_r[i]), rules, int(right_c[i]), int(n_c[i])) for i in ids if CRIT[i] and lost_c[i]
+        ]
+        if holm_rejections(lost, 0.1):
+            return True
+        tables = [(int(right_r[i]), rules, int(right_c[i]), int(n_c[i])) for i in ids]
+        tables += [(int(right_r[i]), rules, int(first[i]), 1) for i in np.flatnonzero(~changed)]
+        broke = int(lost_c[ids].sum())
+        fixed = int((~verdict_b & (2 * right_c > n_c))[ids].sum())
+        return mantel_haenszel_drop(tables).p_one_sided < 0.05 and broke - fixed >= 2
+
     pairing = mantel_haenszel_drop([(int(fresh_base[i]), 3, int(confirm_c[i]), 4) for i in ids])
     if PAIRING == "all-fresh":
         pairing = mantel_haenszel_drop(
@@ -146,6 +168,7 @@ def pair(
     return {
         "blame all": blame(True),
         "blame fresh": blame(False),
+        "blame none": blame_none(),
         "note control": bool(said_control),
         "note first-pass": said(mantel_haenszel_drop(whole)),
         "note exact": said(weighted_drop(whole, weight=lambda n, m: 1.0)),
@@ -173,8 +196,13 @@ def main() -> None:
     parser.add_argument("--baseline-samples", type=int, nargs="+", default=[3])
     parser.add_argument("--levels", type=float, nargs="+", default=[0.05, 0.1])
     parser.add_argument("--pairing-clear", type=float, default=0.2)
+    parser.add_argument("--rules-read", choices=["first3", "all"], default="first3")
+    parser.add_argument(
+        "--kinds", nargs="+", default=["null", "bad day", "2 safety lost", "10 points, non-critical"]
+    )
     args = parser.parse_args()
     CLEAR[0] = args.pairing_clear
+    RULES[0] = args.rules_read
     rng = np.random.Generator(np.random.PCG64(23))
     safety_right = np.flatnonzero(TRUTH & SAFETY)
     plain_right = np.flatnonzero(TRUTH & ANSWERABLE & ~CRIT)
@@ -184,7 +212,9 @@ def main() -> None:
         "2 safety lost": (lambda: list(rng.choice(safety_right, 2, replace=False)), 0.0),
         "10 points, non-critical": (lambda: list(rng.choice(plain_right, 5, replace=False)), 0.0),
     }
+    kinds = {k: v for k, v in kinds.items() if k in args.kinds}
     keys = (
+        "blame none",
         "blame fresh",
         "note first-pass",
         "note exact",
@@ -194,14 +224,15 @@ def main() -> None:
         "probe mh",
         "probe weighted",
     )
-    print(f"{args.draws} pairs a cell, mixed noise")
+    print(f"{args.draws} pairs a cell, mixed noise, rules read: {args.rules_read}")
     print(
-        "| baseline samples | level | candidate | failed (fresh pairing) | shifted: MH (main) "
+        "| baseline samples | level | candidate | failed (no control) | failed (fresh pairing) "
+        "| shifted: MH (main) "
         "| shifted: exact, unweighted | shifted: exact, weighted n/m | shifted: oracle "
         f"| pairing clear (p >= {args.pairing_clear}) "
         "| probe only: MH (main) | probe only: weighted | asks |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for samples in args.baseline_samples:
         for level in args.levels:
             for name, (broken, shift) in kinds.items():

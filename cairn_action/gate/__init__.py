@@ -7,6 +7,7 @@ from cairn_action.errors import DataError, ExitCode
 from cairn_action.gate.compare import compare
 from cairn_action.gate.control import check_control, fallback_note, fresh_samples, shift_note
 from cairn_action.gate.models import Comparison, Decision, GateResult, Override, Reason
+from cairn_action.gate.outcome import rule_samples
 from cairn_action.gate.paired import detect_drop_of
 from cairn_action.gate.policy import decide, policy_of
 from cairn_action.report.models import Report
@@ -27,10 +28,12 @@ def run_gate(
 
     With a `control` (the base system re-asked now on the cases the candidate changed: report/control.py)
     the candidate is compared with the control, so a shift of the environment is not blamed on it; on those
-    cases the candidate counts its fresh samples only, as the control does (gate/control.py)."""
+    cases the candidate counts its fresh samples only, as the control does (gate/control.py). The rules read
+    at most the baseline's first 3 samples of a case (outcome.rule_samples), the shift note all of them."""
     policy = policy_of(baseline, source=source)
     check_judge_validated(baseline, candidate, source=source)
-    reference, compared = baseline, candidate
+    # The per-case rules read the baseline's first 3 samples of a case; the shift test all of them.
+    reference, compared = rule_samples(baseline), candidate
     note = control.notes.control if control is not None else None
     if control is not None:
         check_control(baseline, control, source=control_source)

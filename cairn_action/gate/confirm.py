@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from cairn_action.gate.compare import refusals
-from cairn_action.gate.outcome import verdict
+from cairn_action.gate.outcome import rule_samples, verdict
 from cairn_action.report.models import Report
 
 
@@ -21,11 +21,12 @@ def confirmation_plan(
 
     `asked` is how many times each case has been asked so far; `extra` the baseline policy's
     `confirm_samples`. Incomparable reports (another corpus, golden set or split) confirm nothing: the
-    gate will refuse them anyway.
+    gate will refuse them anyway. A case's baseline verdict rests on its first 3 samples, as the gate's
+    per-case rules read it (outcome.rule_samples).
     """
     if extra <= 0 or refusals(baseline, provisional):
         return {}
-    before = {c.case_id: c for c in baseline.per_case}
+    before = {c.case_id: c for c in rule_samples(baseline).per_case}
     plan = {}
     for after in provisional.per_case:
         base = before.get(after.case_id)
@@ -47,7 +48,7 @@ def flaky_plan(baseline: Report, confirmed: Report, plan: Mapping[str, int], *, 
     two lost safety cases caught 96 % at p .05)."""
     if extra <= 0:
         return {}
-    before = {c.case_id: c for c in baseline.per_case}
+    before = {c.case_id: c for c in rule_samples(baseline).per_case}
     more = {}
     for after in confirmed.per_case:
         base = before.get(after.case_id)

@@ -14,7 +14,7 @@ from functools import cache
 from scipy import stats
 
 from cairn_action.gate.models import CaseSide, Outcome, RetrievalChange, Transition
-from cairn_action.report.models import PerCase
+from cairn_action.report.models import PerCase, Report
 from cairn_action.report.why import Setting, wrong_reason
 
 
@@ -44,6 +44,30 @@ def verdict(case: PerCase) -> bool | None:
     if counts.n == 0 or 2 * counts.right == counts.n:
         return first
     return 2 * counts.right > counts.n
+
+
+RULE_SAMPLES = 3
+"""The baseline samples of a case the per-case rules and the confirmation plan read: its first ones, at
+most this many. More baseline samples sharpen the shift test (gate/control.py reads them all), but read by
+Fisher they make a coin-flip case look stable: "right in 10 of 10, now 1 of 5" is p .004 for a case right
+80 % of the time, and honest pull requests failed 15 % without a control (benchmarks/README.md)."""
+
+
+def rule_samples(baseline: Report, k: int = RULE_SAMPLES) -> Report:
+    """The baseline with each case counted on its first `k` usable samples (the first ask, then the later
+    ones in the order asked): what the per-case rules and the confirmation plan read. A case with at most
+    `k` usable samples is left as it is, so a baseline of `k` samples reads exactly as before."""
+    rows = []
+    for row in baseline.per_case:
+        if row.n_right is not None and row.n_samples > k:
+            first = [] if row.status in ("error", "stale") else [is_right(row)]
+            later = [s for s in sorted(row.samples, key=lambda s: s.sample) if s.right is not None]
+            kept = later[: k - len(first)]
+            usable = first + [s.right for s in kept]
+            update = {"n_samples": len(usable), "n_right": sum(map(bool, usable)), "samples": kept}
+            row = row.model_copy(update=update)
+        rows.append(row)
+    return baseline.model_copy(update={"per_case": rows})
 
 
 @cache
