@@ -38,7 +38,7 @@ def run_gate(
     if control is not None:
         check_control(baseline, control, source=control_source)
         if note is not None and note.kind == "base":
-            reference, compared = control, fresh_samples(candidate, note.cases)
+            reference, compared = rule_samples(control), fresh_samples(candidate, note.cases)
     comparison = compare(
         reference,
         compared,

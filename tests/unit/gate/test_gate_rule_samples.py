@@ -77,3 +77,21 @@ def test_shift_test__baseline_of_10_samples__reads_all_of_them() -> None:
     baseline = _baseline("una-001", [True] * 9)
     tables = first_pass_tables(baseline, report("noisy_baseline"))
     assert sorted({t[1] for t in tables}) == [1, 3, 10]
+
+
+def test_gate_with_control__unchanged_case_of_10_baseline_samples__correctness_test_reads_its_first_3() -> (
+    None
+):
+    from test_gate_family import _control
+
+    candidate = _changed(report("noisy_baseline"), "una-001", {**UNANSWERED, "n_samples": 5, "n_right": 0})
+    reasked = {"una-001": {"n_samples": 3, "n_right": 3}}
+
+    def samples_before(baseline: Report) -> int:
+        stats = run_gate(baseline, candidate, control=_control(baseline, reasked)).comparison.stats
+        assert stats is not None
+        return stats.samples_before
+
+    assert samples_before(_baseline("una-002", [True] * 9)) == samples_before(
+        _baseline("una-002", [True, True])
+    )
