@@ -201,7 +201,9 @@ class GateConfig(_Section):
     baseline_samples: int = Field(default=3, ge=1, le=50)
     """A plain `cairn eval` (the baseline the default branch commits) asks every case this many times: a
     case right (or wrong) by luck in one baseline sample would otherwise be blamed on (or credited to)
-    every pull request. Paid once per merge on the default branch, not per pull request."""
+    every pull request. Paid once per merge on the default branch, not per pull request: cases x this many
+    asks (216 on a 72-case set at 3, 720 at 10), and with an LLM judge about 2.2 judge calls per answered
+    ask. The per-case rules read a case's first 3 samples; more sharpen the "environment shifted" note."""
     critical_max_p: float = Field(default=0.1, gt=0.0, lt=1.0)
     """A critical case is lost only when a one-sided Fisher exact test of its samples (baseline right /
     wrong against candidate right / wrong) gives p at most this (metrics in README, "The gate")."""
