@@ -11,6 +11,13 @@ from fakes.github_server import FakeGitHub
 
 pytestmark = pytest.mark.slow
 
+# An outage as GitHub can answer one: 503 with `Retry-After`. PyGithub's retry (urllib3's Retry) then waits
+# the 1 s asked for before each of its 6 retries instead of its back-off (0, 1, 2, 4, 8, 16 s: 31 s for
+# every request that exhausts them, about 99 s for the contents-API test alone); every retry still
+# happens. `Retry-After: 0` would not do: urllib3 takes a zero as absent and backs off. The back-off
+# without `Retry-After` is pinned in tests/unit/gh/test_retry_policy.py.
+OUTAGE = {"status": 503, "times": 100, "headers": {"Retry-After": "1"}}
+
 
 @pytest.fixture
 def sim(template: Template, tmp_path: Path, fake_github: FakeGitHub) -> Sim:
@@ -150,7 +157,7 @@ def test_action__pull_request__pr_edits_reports_latest__still_compared_with_base
 
 def test_action__pull_request__contents_api_down__baseline_read_through_git(sim: Sim) -> None:
     _regressing_pull(sim)
-    sim.fake.inject("GET", r"/repos/acme/rag/contents/.*", 502, times=100)
+    sim.fake.inject("GET", r"/repos/acme/rag/contents/.*", **OUTAGE)
 
     result = sim.run("pull_request", sim.pr_event("opened"))
 
@@ -195,7 +202,7 @@ def test_action__pull_request__github_502_and_secondary_rate_limit__retried(sim:
 def test_action__pull_request__github_down__exits_3(sim: Sim) -> None:
     head = sim.commit({"README.md": "docs\n"}, "docs")
     sim.open_pull(head)
-    sim.fake.inject("GET", r"/repos/acme/rag/pulls/7", 502, times=100)
+    sim.fake.inject("GET", r"/repos/acme/rag/pulls/7", **OUTAGE)
 
     result = sim.run("pull_request", sim.pr_event("opened"))
 
