@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -127,7 +128,14 @@ def test_action__pull_request__two_concurrent_runs__leave_one_comment(sim: Sim) 
     # until the second arrives, which is the race at its worst.
     sim.fake.barrier("POST", r"/repos/acme/rag/issues/7/comments", parties=2)
 
-    procs = [sim.run("pull_request", sim.pr_event("opened"), background=True) for _ in range(2)]
+    # Two jobs, two runners: each run in a checkout of its own, as on GitHub (in one shared folder the
+    # second run may find the first's cairn-results/ and refuse, exit 2, before it reaches the race).
+    second = sim.root / "workspace-2"
+    shutil.copytree(sim.workspace, second, symlinks=True)
+    procs = [
+        sim.run("pull_request", sim.pr_event("opened"), background=True, workspace=w)
+        for w in (sim.workspace, second)
+    ]
     results = [sim.wait(p) for p in procs]  # type: ignore[arg-type]
 
     assert [r.code for r in results] == [0, 0], results[0].stdout + results[1].stdout
