@@ -21,3 +21,10 @@ def fake_github() -> Iterator[FakeGitHub]:
     """A stateful loopback fake of the GitHub REST API (repository acme/rag), started and stopped."""
     with FakeGitHub() as fake:
         yield fake
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first, otherwise in collection order (a stable sort): under xdist the long ones then
+    start while fast ones remain to fill the other workers, not at the end with the other cores idle (the
+    static encoder's distillation, about a minute, was collected among the last unit tests)."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
