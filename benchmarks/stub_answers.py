@@ -17,15 +17,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from offline_floor import make_project
+
 REPO = Path(__file__).resolve().parents[1]
-CAIRN = Path(sys.executable).parent / "cairn"
 
 _CAPTURE = """
 import pickle, sys, threading
@@ -73,15 +73,7 @@ def main() -> None:
     runs: dict[str, list[dict[str, object]]] = {label: [] for label in trees}
     with tempfile.TemporaryDirectory(prefix="cairn-stub-") as tmp:
         project = Path(tmp)
-        for name in ("cairn.toml", "cairn.calibration.json"):
-            shutil.copy(REPO / name, project / name)
-        shutil.copytree(REPO / "golden", project / "golden")
-        subprocess.run(
-            [str(CAIRN), "corpus", "generate", "--out", "data/sample"],
-            cwd=project,
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
+        make_project(project)  # the shipped sample, as offline_floor.py times it
         requests = project / "requests.pkl"
         subprocess.run(
             [sys.executable, "-c", _CAPTURE, str(requests)],
