@@ -12,12 +12,15 @@ uses (benchmarks/README.md, the offline floor).
 
 from __future__ import annotations
 
+import ast
+import inspect
+import itertools
 import json
+import textwrap
 import typing
 from pathlib import Path
 
 from pydantic import BaseModel
-from pydantic._internal._docs_extraction import extract_docstrings_from_cls
 
 from cairn_action.files import write_text
 from cairn_action.golden.models import GoldenCase
@@ -55,6 +58,27 @@ def _models_in(annotation: object, found: list[type[BaseModel]]) -> None:
         _models_in(argument, found)
 
 
+def attribute_docstrings(cls: type) -> dict[str, str]:
+    """Each annotated attribute's docstring: the string literal right under `name: type` in the class body
+    (what pydantic's `use_attribute_docstrings` reads; its reader is private, so this is ours)."""
+    try:
+        source = textwrap.dedent(inspect.getsource(cls))
+    except (OSError, TypeError):
+        return {}
+    body = ast.parse(source).body[0].body
+    docs = {}
+    for above, node in itertools.pairwise(body):
+        if (
+            isinstance(above, ast.AnnAssign)
+            and isinstance(above.target, ast.Name)
+            and isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            docs[above.target.id] = inspect.cleandoc(node.value.value)
+    return docs
+
+
 def _describe_fields(model: type[BaseModel]) -> None:
     """Set each field's description to its attribute docstring, as `use_attribute_docstrings` would, and
     rebuild the models (children first, so that each parent's schema holds its children's descriptions)."""
@@ -62,7 +86,7 @@ def _describe_fields(model: type[BaseModel]) -> None:
     _models_in(model, models)
     for cls in models:
         if cls.__module__ in DOCUMENTED:
-            docs = extract_docstrings_from_cls(cls, use_inspect=True)
+            docs = attribute_docstrings(cls)
             for name, field in cls.model_fields.items():
                 if field.description is None and name in docs:
                     field.description = docs[name]
