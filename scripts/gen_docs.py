@@ -13,9 +13,7 @@ now (tests/unit/test_docs.py runs the same comparison).
 from __future__ import annotations
 
 import argparse
-import ast
 import inspect
-import itertools
 import json
 import os
 import sys
@@ -35,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 from cairn_action import cli  # noqa: E402
 from cairn_action.config import Config  # noqa: E402
 from cairn_action.report.models import Report  # noqa: E402
+from cairn_action.report.schema import attribute_docstrings  # noqa: E402
 
 HELP_WIDTH = "100"
 """argparse wraps at $COLUMNS; pinned so the page is the same on every terminal."""
@@ -87,23 +86,8 @@ def cli_page() -> str:
 
 
 def _attribute_docs(model: type[BaseModel]) -> dict[str, str]:
-    """The docstring under each field (`name: T = ...` then a string), as the project writes them."""
-    try:
-        tree = ast.parse(inspect.getsource(model))
-    except (OSError, TypeError):
-        return {}
-    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-    docs: dict[str, str] = {}
-    for node, nxt in itertools.pairwise(body):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
-            and isinstance(nxt, ast.Expr)
-            and isinstance(nxt.value, ast.Constant)
-            and isinstance(nxt.value.value, str)
-        ):
-            docs[node.target.id] = " ".join(inspect.cleandoc(nxt.value.value).split())
-    return docs
+    """The docstring under each field (`name: T = ...` then a string), on one line."""
+    return {name: " ".join(doc.split()) for name, doc in attribute_docstrings(model).items()}
 
 
 def _type_name(annotation: object) -> str:
