@@ -7,18 +7,36 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from cairn_action.run.models import CaseRecord
 from cairn_action.score.outcome import CaseOutcome
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
     """The q-th percentile (0..100) by numpy's default linear interpolation (Hyndman-Fan type 7);
-    None for no samples, where numpy would raise."""
+    None for no samples, where numpy would raise.
+
+    The same float operations as `np.percentile(..., method="linear")` in the same order (its `_lerp`,
+    with the upper bound's form from a weight of 0.5 on), so the result is bit-identical to numpy's; in
+    pure Python because `np.percentile` imports `numpy.ma` (about 15 ms of every report, issue 27)."""
     if not values:
         return None
-    return float(np.percentile(np.asarray(values, dtype=np.float64), q, method="linear"))
+    if not 0 <= q <= 100:
+        raise ValueError(f"percentile {q} is outside 0..100")
+    ordered = sorted(float(v) for v in values)
+    if any(math.isnan(v) for v in ordered):
+        return math.nan  # numpy sorts NaN last and answers NaN
+    last = len(ordered) - 1
+    position = last * (q / 100)
+    if position >= last:  # numpy's neighbours are then both the last value, its weight position + 1
+        below = above = last
+        weight = position + 1
+    else:
+        below = math.floor(position)
+        above = below + 1
+        weight = position - below
+    low, high = ordered[below], ordered[above]
+    step = high - low
+    return high - step * (1 - weight) if weight >= 0.5 else low + step * weight
 
 
 def prefix_cache_counts(records: Sequence[CaseRecord]) -> dict[str, tuple[int, int]]:

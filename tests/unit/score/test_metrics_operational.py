@@ -4,8 +4,12 @@ prompt-prefix cache rate."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
+import numpy as np
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from score_builders import make_case, make_record
 
 from cairn_action.run.models import CaseRecord, ProviderCall
@@ -25,6 +29,42 @@ def test_percentile__numpy_linear_vectors() -> None:
 def test_percentile__one_sample_is_every_percentile__none_for_no_samples() -> None:
     assert percentile([42.0], 95) == 42.0
     assert percentile([], 50) is None
+
+
+@given(
+    values=st.lists(
+        st.one_of(
+            st.floats(min_value=0, max_value=1e7, allow_nan=False),
+            st.integers(min_value=0, max_value=10**6),
+            st.sampled_from([0.1, 0.2, 0.3, 1e-300, 5e-324, 1.7976931348623157e308]),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    q=st.one_of(st.sampled_from([0, 1, 5, 25, 50, 95, 99, 100]), st.floats(min_value=0, max_value=100)),
+)
+@example(values=[908.818, 469.232], q=75)  # numpy's upper form from 0.5 on: a + (b - a) * t is 1 ulp off
+def test_percentile__any_samples_and_q__bit_identical_to_numpy_linear(values: list[float], q: float) -> None:
+    ours = percentile(values, q)
+    with np.errstate(all="ignore"):
+        theirs = float(np.percentile(np.asarray(values, dtype=np.float64), q, method="linear"))
+    assert ours is not None
+    assert ours.hex() == theirs.hex() or (math.isnan(ours) and math.isnan(theirs))
+
+
+def test_percentile__nan_or_infinite_samples__as_numpy() -> None:
+    for values in ([1.0, math.nan, 3.0], [1.0, math.inf], [math.inf, math.inf], [-math.inf, 2.0, math.inf]):
+        for q in (0, 50, 95, 100):
+            with np.errstate(all="ignore"):
+                theirs = float(np.percentile(np.asarray(values), q, method="linear"))
+            ours = percentile(values, q)
+            assert ours is not None
+            assert ours == theirs or (math.isnan(ours) and math.isnan(theirs)), (values, q)
+
+
+def test_percentile__outside_0_to_100__refused() -> None:
+    with pytest.raises(ValueError, match="outside"):
+        percentile([1.0, 2.0], 101)
 
 
 def _summary(records: list[CaseRecord]):
