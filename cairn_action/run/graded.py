@@ -25,16 +25,23 @@ paid on the default branch, once per merge, not per pull request.
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cairn_action.errors import InfrastructureError
 from cairn_action.golden.models import GoldenCase
 from cairn_action.providers.budget import BudgetExhausted
-from cairn_action.providers.llm_judge import JudgeResult, LLMJudge
 from cairn_action.run.cache import ResultCache, cached_call, sample_key
 from cairn_action.run.models import JudgeVerdict, ProviderCall, Usage
+
+if TYPE_CHECKING:
+    from cairn_action.providers.llm_judge import JudgeResult, LLMJudge
+
+# The LLM judge's module (its chat client, prompt and answerer helpers) is imported by whatever builds an
+# LLM judge (providers/build_providers.py), not here: a run with the lexical judge never needs it.
+_LLM_JUDGE_MODULE = "cairn_action.providers.llm_judge"
 
 JUDGE_NAMESPACE = "judge"
 BASELINE_JUDGE_DRAWS = 3
@@ -82,8 +89,10 @@ def judge_answer(
     every sample of a case (every judging process, the evaluation's or the trusted Action's, passes it).
     `draws` (odd): a judge that is not deterministic grades the answer until one verdict has a majority of
     `draws`, each draw its own cache key (the module docstring says why); a deterministic judge draws once."""
-    # A class check, not the runtime Protocol check: that one costs ~0.3 ms a case, on every case.
-    if not isinstance(judge, LLMJudge):
+    # A class check, not the runtime Protocol check: that one costs ~0.3 ms a case, on every case. No
+    # object is an LLMJudge unless its module was imported, so one not yet in sys.modules answers no.
+    llm_judge = sys.modules.get(_LLM_JUDGE_MODULE)
+    if llm_judge is None or not isinstance(judge, llm_judge.LLMJudge):
         return Judged(verdict=judge.judge(case, answer_text))
     decided = judge.decided_without_model(case, answer_text)
     if decided is not None:
@@ -127,6 +136,8 @@ def _draw(
     key: str,
 ) -> Judged:
     """One grade of the answer under `key`, from the cache or a fresh call."""
+    from cairn_action.providers.llm_judge import JudgeResult
+
     started = clock()
     try:
         result, call = cached_call(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,9 +9,6 @@ from pathlib import Path
 from cairn_action.errors import DataError
 from cairn_action.files import check_output_dir, os_errors_as_data_errors, write_text
 from cairn_action.index.corpus import DOCUMENT_SUFFIXES, corpus_hash_of, load_corpus
-from cairn_action.sample import documents
-from cairn_action.sample.draw import Draw
-from cairn_action.sample.facts import facts_for
 
 DEFAULT_SEED = 7
 
@@ -40,6 +35,15 @@ class GeneratedCorpus:
 
 def render_corpus(seed: int) -> dict[str, str]:
     """Every sample document for `seed`, as {relative path: markdown}."""
+    # Imported here: every run on the sample asks `ensure_sample_corpus` whether the corpus is intact,
+    # and only a missing or edited one is rendered again (issue 27, the offline floor).
+    import importlib
+    import pkgutil
+
+    from cairn_action.sample import documents
+    from cairn_action.sample.draw import Draw
+    from cairn_action.sample.facts import facts_for
+
     draw = Draw(seed)
     facts = facts_for(draw)
     files: dict[str, str] = {}
