@@ -80,6 +80,22 @@ def is_deterministic(answerer: object, judge: object) -> bool:
     )
 
 
+def case_workers(header: RunHeader, max_concurrency: int) -> int:
+    """Threads the cases run on. A deterministic system over BM25 (the stub answerer and the lexical
+    judge, no rewriter or reranker) is Python holding the GIL from the question to the verdict: more
+    threads only take turns at it, at some CPU for the switching (issue 27, the offline floor), so it
+    runs on one. Anything that waits (a model, a target) or releases the GIL (a query encoder) keeps
+    `run.max_concurrency`."""
+    if (
+        header.deterministic
+        and header.retrieval_mode == "bm25"
+        and not header.query_rewriting
+        and not header.reranker
+    ):
+        return 1
+    return max_concurrency
+
+
 def sample_plan(
     cases: Sequence[GoldenCase], config: Config, options: RunOptions, *, deterministic: bool
 ) -> dict[str, int]:
@@ -273,7 +289,7 @@ def execute_evaluation(
                 header=header,
                 path=path,
                 deps=deps,
-                max_concurrency=config.run.max_concurrency,
+                max_concurrency=case_workers(header, config.run.max_concurrency),
                 progress=progress,
                 log=log,
                 samples=sample_plan(cases, config, options, deterministic=header.deterministic),
