@@ -15,6 +15,7 @@ ratio is taken under the same load:
   dependencies an offline eval could need (the floor no Python tool over them can beat);
 - `cold`: `cairn eval` with an empty `.cairn/` (no response cache, no index cache, no artifact);
 - `warm`: the same command again (every answer and judgement from the cache, the index read back).
+With `--against`, the two trees take turns at going first, round by round.
 
 `cairn eval` runs as `python -m cairn_action eval` (what the `cairn` script and the image's entrypoint run),
 so that the `--against` tree's own entry point is the one timed.
@@ -95,9 +96,11 @@ def main() -> None:
         make_project(project)
         for _, tree_env in trees.values():  # the first start of everything: page cache, not measured
             timed(EVAL, project, tree_env)
-        for _ in range(args.runs):
+        for round_ in range(args.runs):
             figures["imports"].append(timed([sys.executable, "-c", DEPENDENCIES], project))
-            for label, (_, tree_env) in trees.items():
+            # The trees' order alternates: the one timed right after the imports is not always the same.
+            order = list(trees.items()) if round_ % 2 == 0 else list(reversed(trees.items()))
+            for label, (_, tree_env) in order:
                 shutil.rmtree(project / ".cairn", ignore_errors=True)
                 shutil.rmtree(project / "reports", ignore_errors=True)
                 figures[f"cold{label}"].append(timed(EVAL, project, tree_env))
