@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "cairn_action"
 # `index.readers` (turning a document file into its rendered text) under it; and `run.models` (the run
 # artifact's records), the vocabulary providers answer in.
 LAYERS = [
-    {"errors", "files", "squad", "contract", "index.readers"},
+    {"errors", "files", "startup", "squad", "contract", "index.readers"},
     {"config", "index.corpus", "run.models"},
     {"golden", "sample"},
     {"index"},

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from cairn_action import __version__
 from cairn_action.cli import parsers_decide, parsers_github, parsers_golden, parsers_measure, parsers_start
 from cairn_action.errors import CairnError, ExitCode, internal_error_message
-from cairn_action.files import defer_collection
+from cairn_action.startup import defer_collection
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run() -> int:
     """The `cairn` command and `python -m cairn_action`: `main` with the process's start-up made cheaper
-    (`files.defer_collection`); tests and programs that call `main` in their own process keep theirs."""
+    (`startup.defer_collection`); tests and programs that call `main` in their own process keep theirs."""
     defer_collection()
     return main()
 

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import TextIO
 
 from cairn_action.errors import DataError, InfrastructureError
-from cairn_action.files import settle_startup
 from cairn_action.golden.models import GoldenCase
 from cairn_action.run.artifact import ArtifactAppender, read_artifact, write_artifact
 from cairn_action.run.deps import CaseDeps
 from cairn_action.run.models import BUDGET_ERROR_PREFIX, CaseRecord, RunHeader
 from cairn_action.run.pipeline import run_case
 from cairn_action.run.progress import Progress
+from cairn_action.startup import settle_startup
 
 STATUSES = ("answered", "abstained", "error", "stale")
 

@@ -1,4 +1,4 @@
-"""The `cairn` process's start-up collector settings (files.defer_collection, files.settle_startup)."""
+"""The `cairn` process's start-up collector settings (startup.defer_collection, startup.settle_startup)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from cairn_action.files import defer_collection, settle_startup
+from cairn_action.startup import defer_collection, settle_startup
 
 
 @pytest.fixture
