@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from scipy import stats
-
+from cairn_action.gate.exact import fisher_greater
 from cairn_action.gate.models import CaseSide, Outcome, RetrievalChange, Transition
 from cairn_action.report.models import PerCase, Report
 from cairn_action.report.why import Setting, wrong_reason
@@ -79,7 +78,7 @@ def loss_p_value(before: Tally, after: Tally) -> float:
     against 0 of 5) and 4/56 (3 of 3 against 1 of 5), and with one baseline sample it is never below 1/6.
     """
     table = [[before.right, before.n - before.right], [after.right, after.n - after.right]]
-    return float(stats.fisher_exact(table, alternative="greater").pvalue)
+    return fisher_greater(table)  # scipy.stats.fisher_exact(table, alternative="greater"), without scipy
 
 
 def is_right(case: PerCase) -> bool | None:

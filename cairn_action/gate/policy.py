@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pydantic import ValidationError
-from scipy.stats import fisher_exact
 
 from cairn_action.config import GateConfig
 from cairn_action.errors import DataError, ExitCode
+from cairn_action.gate.exact import fisher_greater
 from cairn_action.gate.models import CaseChange, CaseRef, Comparison, Decision, MetricDelta, Override, Reason
 from cairn_action.report.models import OverrideRecord, Report
 from cairn_action.score.metrics import METRICS_BY_NAME, MetricSpec
@@ -284,7 +284,7 @@ def _guarantee_reason(
     n, wrong = comparison.answered_after, comparison.errors_after
     n_b, wrong_b = comparison.answered_before, comparison.errors_before
     table = [[wrong, n - wrong], [wrong_b, n_b - wrong_b]]
-    p = float(fisher_exact(table, alternative="greater").pvalue) if n and n_b else 1.0
+    p = fisher_greater(table) if n and n_b else 1.0
     if p >= policy.max_p_value:
         return []
     held = "held in the baseline and does not now" if comparison.guarantee_before else "does not hold"

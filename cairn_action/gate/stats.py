@@ -1,6 +1,7 @@
 """Paired statistics for two reports over the same cases (docs/concepts/statistics.md#paired).
 
-Correctness: a one-sided exact McNemar test on the discordant pairs (`scipy.stats.binomtest`).
+Correctness: a one-sided exact McNemar test on the discordant pairs (the p-values `scipy.stats.binomtest`
+gives, computed as exact sums in gate/exact.py, which also holds the power calculation's binomial tails).
 Token F1: a one-sided Wilcoxon signed-rank test with its `method` chosen here, not left to scipy's
 `auto` (whose behaviour has changed between releases), and a seeded paired bootstrap interval of the
 mean difference as the effect size. Power: the smallest drop the McNemar test detects at this sample
@@ -10,13 +11,15 @@ size, computed exactly rather than quoted from a table.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 import scipy
-from scipy import stats
+
+from cairn_action.gate.exact import binom_pmf, binom_sf, binomtest_half, normal_sf
 
 BOOTSTRAP_RESAMPLES = 9999
 BOOTSTRAP_SEED = 20240501
@@ -75,9 +78,8 @@ def mcnemar(b: int, c: int) -> McNemar:
     m = b + c
     if m == 0:
         return McNemar(b=b, c=c, p_one_sided=1.0, p_two_sided=1.0)
-    one = stats.binomtest(b, m, 0.5, alternative="greater").pvalue
-    two = stats.binomtest(b, m, 0.5, alternative="two-sided").pvalue
-    return McNemar(b=b, c=c, p_one_sided=float(one), p_two_sided=float(two))
+    one, two = binomtest_half(b, m)  # scipy.stats.binomtest(b, m, 0.5), without importing it
+    return McNemar(b=b, c=c, p_one_sided=one, p_two_sided=two)
 
 
 def _rounded_differences(baseline: list[float], candidate: list[float]) -> np.ndarray:
@@ -99,6 +101,8 @@ def wilcoxon_drop(baseline: list[float], candidate: list[float], *, seed: int = 
     n_nonzero = int(nonzero.size)
     if n_nonzero == 0:
         return Wilcoxon(n=int(d.size), n_nonzero=0, p_one_sided=None, method="none")
+    from scipy import stats  # here: importing it costs ~1 s, and unchanged answers never get here
+
     has_ties = np.unique(np.abs(nonzero)).size < n_nonzero
     method: str | stats.PermutationMethod
     if not has_ties and n_nonzero <= _EXACT_MAX_N:
@@ -140,6 +144,8 @@ def paired_interval(
             seed=seed,
             confidence=confidence,
         )
+    from scipy import stats  # here: importing it costs ~1 s, and unchanged answers never get here
+
     rng = np.random.Generator(np.random.PCG64(seed))
     res = stats.bootstrap(
         (d,), np.mean, n_resamples=n_resamples, confidence_level=confidence, method="percentile", rng=rng
@@ -159,14 +165,18 @@ def paired_interval(
 def _critical_b(n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """For each number of discordant pairs m in 1..n that can reject: the smallest rejecting b.
 
-    b's one-sided p-value is P(Bin(m, 1/2) >= b) = sf(b - 1), falling as b grows; the quantile function
-    gives the boundary up to one step, which the two corrections settle.
+    b's one-sided p-value is P(Bin(m, 1/2) >= b) = sf(b - 1), falling as b grows; the normal approximation
+    gives the boundary up to a few steps, which the corrections settle.
     """
     ms = np.arange(1, n + 1)
-    b = stats.binom.isf(alpha, ms, 0.5).astype(int) + 1
-    for _ in range(3):
-        b = np.where(stats.binom.sf(b - 2, ms, 0.5) < alpha, b - 1, b)
-        b = np.where(stats.binom.sf(b - 1, ms, 0.5) >= alpha, b + 1, b)
+    z = statistics.NormalDist().inv_cdf(1 - alpha)
+    b = np.ceil(ms / 2 + z * np.sqrt(ms) / 2).astype(np.int64)
+    while True:
+        lower = np.where(binom_sf(b - 2, ms, 0.5) < alpha, b - 1, b)
+        moved = np.where(binom_sf(lower - 1, ms, 0.5) >= alpha, lower + 1, lower)
+        if np.array_equal(moved, b):
+            break
+        b = moved
     can_reject = b <= ms
     return ms[can_reject], b[can_reject]
 
@@ -184,7 +194,7 @@ def mcnemar_power(n: int, discordance: float, drop: float, *, alpha: float = 0.0
     if ms.size == 0:
         return 0.0
     p_b = (discordance + drop) / (2 * discordance)
-    return float(np.sum(stats.binom.pmf(ms, n, discordance) * stats.binom.sf(b_star - 1, ms, p_b)))
+    return float(np.sum(binom_pmf(ms, n, discordance) * binom_sf(b_star - 1, ms, p_b)))
 
 
 def minimum_detectable_drop(
@@ -290,7 +300,7 @@ def mantel_haenszel_drop(tables: Sequence[tuple[int, int, int, int]]) -> Stratif
         p = 1.0
     else:
         z = (observed - expected - 0.5) / math.sqrt(variance)
-        p = float(stats.norm.sf(z))
+        p = normal_sf(z)
     return _stratified(tables, strata, p)
 
 
