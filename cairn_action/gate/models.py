@@ -113,7 +113,8 @@ class CaseChange(_Model):
     broke (the family): a per-case p <= 0.1 rule over ~30 critical cases fires by chance."""
     lost: bool = False
     """A critical case that broke on evidence: deterministic systems on their one sample, others when
-    `loss_p` is at most the policy's `critical_max_p`."""
+    `loss_p_holm` is at most the policy's `critical_max_p`, half of it for a known-flaky case
+    (compare.critical_bar)."""
 
     @property
     def critical_loss(self) -> bool:

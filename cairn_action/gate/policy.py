@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from cairn_action.config import GateConfig
 from cairn_action.errors import DataError, ExitCode
+from cairn_action.gate.compare import critical_bar, known_flaky
 from cairn_action.gate.exact import fisher_greater
 from cairn_action.gate.models import CaseChange, CaseRef, Comparison, Decision, MetricDelta, Override, Reason
 from cairn_action.report.models import OverrideRecord, Report
@@ -20,6 +21,16 @@ from cairn_action.score.metrics import METRICS_BY_NAME, MetricSpec
 _EPSILON = 1e-9
 MIN_BROKE_NET = 2
 """The stratified correctness test fails a PR only when at least this many more cases broke than fixed."""
+SAMPLED_SHARE = 0.5
+"""For a system that is not deterministic, the two tests on samples that can fail a pull request besides
+the critical rule (correctness over every sample, the guarantee's error among answered) each run at this
+share of `max_p_value`, so together they spend it once (Bonferroni): at the full level each, honest pull
+requests failed 7.5 % under mixed noise without a control (benchmarks/README.md, issue 23 round 4)."""
+
+
+def sampled_level(policy: GateConfig) -> float:
+    """The level of the correctness test over samples and of the guarantee's test: half of max_p_value."""
+    return policy.max_p_value * SAMPLED_SHARE
 
 
 def policy_of(baseline: Report, *, source: str = "baseline report") -> GateConfig:
@@ -112,11 +123,6 @@ def _fisher(change: CaseChange, comparison: Comparison) -> str:
     return text
 
 
-def known_flaky(change: CaseChange) -> bool:
-    """Either side's samples of the case disagree among themselves: some right, some wrong."""
-    return any(0 < s.n_right < s.n_samples for s in (change.baseline, change.candidate))
-
-
 def _critical_reasons(comparison: Comparison) -> list[Reason]:
     reasons = []
     for c in comparison.critical_losses:
@@ -164,7 +170,8 @@ def _correctness_reason(comparison: Comparison, policy: GateConfig) -> list[Reas
     if not comparison.deterministic and s.samples_p_one_sided is not None:
         # One case lost on its samples is the critical-case rule's business, as with a deterministic
         # system (McNemar never fails on b = 1): the drop must show in at least two cases' verdicts.
-        if s.samples_p_one_sided >= policy.max_p_value or s.b - s.c < MIN_BROKE_NET:
+        level = sampled_level(policy)
+        if s.samples_p_one_sided >= level or s.b - s.c < MIN_BROKE_NET:
             return []
         return [
             Reason(
@@ -172,8 +179,8 @@ def _correctness_reason(comparison: Comparison, policy: GateConfig) -> list[Reas
                 message=f"correctness dropped significantly: {s.b} broke and {s.c} fixed of {s.n_paired} "
                 f"paired cases; over every sample the baseline was right in {s.samples_right_before} of "
                 f"{s.samples_before}, this PR in {s.samples_right_after} of {s.samples_after}, one-sided "
-                f"Mantel-Haenszel test stratified by case p = {s.samples_p_one_sided:.3g} < "
-                f"{policy.max_p_value:g}",
+                f"Mantel-Haenszel test stratified by case p = {s.samples_p_one_sided:.3g} < {level:g} "
+                f"(half of max_p_value {policy.max_p_value:g}: the guarantee's test has the other half)",
             )
         ]
     if s.b <= s.c or s.mcnemar_p_one_sided >= policy.max_p_value:
@@ -261,10 +268,10 @@ def _guarantee_reason(
     A deterministic system's slice is the whole truth about it: the rule fails when the guarantee held in
     the baseline and does not now. Any other system's error among answered is a sample, on both sides:
     the rule fails on evidence that the change made it worse, a one-sided Fisher exact test of wrong /
-    right among answered, candidate against baseline, at the policy's max_p_value, whatever the baseline's
-    raw `guarantee_met` says. (Switched by that flag, the rule was off in 17 of 30 honest baselines under
-    mixed noise, issue 23; a test against alpha alone failed 2 of 40 honest pull requests at a 10 %
-    per-case disagreement in benchmarks/gate_noise.py.)"""
+    right among answered, candidate against baseline, at half the policy's max_p_value (sampled_level),
+    whatever the baseline's raw `guarantee_met` says. (Switched by that flag, the rule was off in 17 of 30
+    honest baselines under mixed noise, issue 23; a test against alpha alone failed 2 of 40 honest pull
+    requests at a 10 % per-case disagreement in benchmarks/gate_noise.py.)"""
     if comparison.guarantee_after is not False:
         return []
     tested = not comparison.candidate_deterministic and comparison.alpha is not None
@@ -285,7 +292,7 @@ def _guarantee_reason(
     n_b, wrong_b = comparison.answered_before, comparison.errors_before
     table = [[wrong, n - wrong], [wrong_b, n_b - wrong_b]]
     p = fisher_greater(table) if n and n_b else 1.0
-    if p >= policy.max_p_value:
+    if p >= sampled_level(policy):
         return []
     held = "held in the baseline and does not now" if comparison.guarantee_before else "does not hold"
     return [
@@ -293,7 +300,7 @@ def _guarantee_reason(
             code="guarantee_lost",
             message=f"the abstention guarantee {held}, and error among answered rose significantly: it is "
             f"{error}{alpha} ({wrong} wrong of {n} answered, the baseline {wrong_b} of {n_b}; one-sided "
-            f"Fisher exact p = {p:.3g})",
+            f"Fisher exact p = {p:.3g} < {sampled_level(policy):g}, half of max_p_value)",
         )
     ]
 
@@ -310,10 +317,15 @@ def failures(comparison: Comparison, policy: GateConfig) -> tuple[list[Reason], 
         + _guarantee_reason(comparison, metrics, policy)
     )
     for c in comparison.critical_not_credible:
-        flaky = "; known flaky: its samples disagree among themselves" if known_flaky(c) else ""
+        flaky = (
+            "; known flaky: its samples disagree among themselves, so it is held to half of critical_max_p"
+            if known_flaky(c)
+            else ""
+        )
         notes.append(
             f"critical case {c.case_id} broke on its first sample but not on the evidence: "
-            f"{_evidence(c, comparison)} ({_fisher(c, comparison)} > {comparison.critical_max_p:g}){flaky}"
+            f"{_evidence(c, comparison)} ({_fisher(c, comparison)} > "
+            f"{critical_bar(c, comparison.critical_max_p):g}){flaky}"
         )
     return reasons, notes
 

@@ -123,9 +123,20 @@ def test_gate__noisy_system_error_among_answered_crosses_alpha_by_one_answer__no
 
 
 def test_gate__noisy_system_error_among_answered_clearly_worse__guarantee_lost_with_the_evidence() -> None:
-    baseline, candidate = _wrong({"ret-001", "ret-002", "ret-003", "ret-004", "ret-005"})
+    baseline, candidate = _wrong({"ret-001", "ret-002", "ret-003", "ret-004", "ret-005", "ret-009"})
     candidate = candidate.model_copy(
         update={"abstention": candidate.abstention.model_copy(update={"guarantee_met": False})}
     )
     (reason,) = [r for r in run_gate(baseline, candidate).decision.reasons if r.code == "guarantee_lost"]
-    assert "7 wrong of 9 answered, the baseline 2 of 9" in reason.message
+    assert "8 wrong of 9 answered, the baseline 2 of 9" in reason.message
+    assert "p = 0.00761 < 0.025, half of max_p_value" in reason.message
+
+
+def test_gate__noisy_system_error_among_answered_at_p_0_028__not_failed_at_half_of_max_p_value() -> None:
+    # 7 wrong of 9 against 2 of 9 is p 0.028: below max_p_value 0.05, above the guarantee's half of it (the
+    # correctness test over samples has the other half; issue 23 round 4).
+    baseline, candidate = _wrong({"ret-001", "ret-002", "ret-003", "ret-004", "ret-005"})
+    candidate = candidate.model_copy(
+        update={"abstention": candidate.abstention.model_copy(update={"guarantee_met": False})}
+    )
+    assert "guarantee_lost" not in {r.code for r in run_gate(baseline, candidate).decision.reasons}

@@ -29,11 +29,31 @@ def test_holm_adjusted__hand_computed_step_down_in_input_order() -> None:
     assert holm_adjusted([]) == []
 
 
-def test_gate__one_critical_case_right_3_of_3_now_1_of_5__lost_at_p_0_071() -> None:
-    baseline, candidate = _candidate({"una-001": {**UNANSWERED, "n_samples": 5, "n_right": 1}})
+def test_gate__one_critical_case_right_3_of_3_now_0_of_5__lost_at_p_0_018() -> None:
+    baseline, candidate = _candidate({"una-001": {**UNANSWERED, "n_samples": 5, "n_right": 0}})
     decision = run_gate(baseline, candidate).decision
     (reason,) = [r for r in decision.reasons if r.code == "critical_case_lost"]
-    assert reason.subject == "una-001" and "p = 0.0714" in reason.message and "Holm" not in reason.message
+    assert reason.subject == "una-001" and "p = 0.0179" in reason.message and "Holm" not in reason.message
+
+
+def test_gate__one_critical_case_right_3_of_3_now_1_of_5__known_flaky_so_p_0_071_is_above_its_bar_0_05() -> (
+    None
+):
+    # Its own samples landed both ways: held to half of critical_max_p (0.05), not lost at p 0.071 (issue 23,
+    # round 4: such coin flips failed 7.5 % of honest pull requests without a control at the full 0.1).
+    baseline, candidate = _candidate({"una-001": {**UNANSWERED, "n_samples": 5, "n_right": 1}})
+    decision = run_gate(baseline, candidate).decision
+    assert "critical_case_lost" not in {r.code for r in decision.reasons}
+    (note,) = [n for n in decision.notes if "not on the evidence" in n]
+    assert "one-sided Fisher exact p = 0.0714 > 0.05); known flaky" in note
+    assert "held to half of critical_max_p" in note
+
+
+def test_gate__one_critical_case_right_3_of_3_now_2_of_10__known_flaky_lost_at_p_0_035() -> None:
+    baseline, candidate = _candidate({"una-001": {**UNANSWERED, "n_samples": 10, "n_right": 2}})
+    decision = run_gate(baseline, candidate).decision
+    (reason,) = [r for r in decision.reasons if r.code == "critical_case_lost"]
+    assert reason.subject == "una-001" and "p = 0.035" in reason.message
 
 
 def test_gate__two_critical_cases_each_at_p_0_071__not_lost_family_wise_and_the_notes_say_why() -> None:
@@ -45,8 +65,8 @@ def test_gate__two_critical_cases_each_at_p_0_071__not_lost_family_wise_and_the_
     assert [c.loss_p_holm for c in changes] == pytest.approx([8 / 56, 8 / 56])
     notes = [n for n in result.decision.notes if "not on the evidence" in n]
     assert len(notes) == 2
-    assert "Holm-adjusted over the 2 critical cases that broke p = 0.143 > 0.1" in notes[0]
-    assert "known flaky: its samples disagree among themselves" in notes[0]
+    assert "Holm-adjusted over the 2 critical cases that broke p = 0.143 > 0.05" in notes[0]
+    assert "known flaky: its samples disagree among themselves, so it is held to half" in notes[0]
 
 
 def test_gate__two_critical_cases_wrong_in_every_sample__both_lost_family_wise() -> None:
@@ -73,7 +93,7 @@ def test_flaky_plan__confirmed_case_whose_samples_split_and_still_differ__asked_
 
 
 def test_gate__noisy_baseline_missed_alpha_by_noise__abstention_rule_still_decides_on_evidence() -> None:
-    ids = ("ret-001", "ret-002", "ret-003", "ret-004", "ret-005")
+    ids = ("ret-001", "ret-002", "ret-003", "ret-004", "ret-005", "ret-009")
     wrong = {"answer_text": "30 days", "correct": False, "token_f1": 0.0, "exact_match": False, "n_right": 0}
     baseline, candidate = _candidate(dict.fromkeys(ids, wrong))
     missed = {"abstention": baseline.abstention.model_copy(update={"guarantee_met": False})}
@@ -81,7 +101,7 @@ def test_gate__noisy_baseline_missed_alpha_by_noise__abstention_rule_still_decid
     decision = run_gate(baseline.model_copy(update=missed), candidate.model_copy(update=lost)).decision
     (reason,) = [r for r in decision.reasons if r.code == "guarantee_lost"]
     assert reason.message.startswith("the abstention guarantee does not hold, and error among answered rose")
-    assert "7 wrong of 9 answered, the baseline 2 of 9" in reason.message
+    assert "8 wrong of 9 answered, the baseline 2 of 9" in reason.message
 
 
 def test_mantel_haenszel_drop__one_table__hand_computed_with_continuity_correction() -> None:

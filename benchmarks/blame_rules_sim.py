@@ -1,0 +1,190 @@
+"""The rules that can fail a pull request, simulated in numpy before building (issue 23, round 4): a model.
+
+gate_noise.py's mixed model (72 cases, 39 right; per pair 4 cases flip with p .5, 11 with .2, 57 with .01).
+The baseline asks every case 3 times. The candidate asks once; a changed case (first sample against the
+baseline's verdict) is re-asked `confirm` more times (4; `--critical-confirm` for a critical case), and a
+confirmed case whose samples disagree and still differ gets `flaky` more (5; gate/confirm.py's flaky_plan).
+With the base control (`control`), the base system is asked 3 fresh times on every changed case, on the
+same provider at the same moment, and the rules read this PR's fresh samples against those (gate/control.py's
+fresh_samples); without it (`none`), the candidate's every sample against the baseline's 3.
+
+The rules modelled (the guarantee rule is not: it failed 0 to 2 % of honest pairs end to end):
+- critical: a changed critical case that broke is lost when its one-sided Fisher p, Holm-adjusted over the
+  critical cases that broke, is at most `level`; a *known flaky* case (either side's samples disagree) at
+  most `level x flaky_factor` (`--flaky-factor`; 1 is main's rule);
+- correctness: Mantel-Haenszel stratified by case over every sample, one-sided p < `--correctness-level`,
+  and at least 2 more cases broke than fixed; with the base control, discounted when the shift note is said
+  (weighted first-pass test p < 0.1, the fresh pairing clear at p >= 0.2), as gate/__init__.py does.
+
+    cd benchmarks && ../.venv/bin/python blame_rules_sim.py --draws 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from gate_rules_sim import ANSWERABLE, CRIT, SAFETY, TRUTH, fisher
+
+from cairn_action.gate.stats import holm_adjusted, mantel_haenszel_drop, weighted_drop
+
+N = len(TRUTH)
+SHIFT = 0.05 * N / TRUTH.sum()
+
+
+@dataclass(frozen=True)
+class Rules:
+    name: str
+    level: float = 0.1
+    flaky_factor: float = 1.0
+    correctness_level: float = 0.05
+    critical_confirm: int = 4
+    confirm: int = 4
+    flaky: int = 5
+    committed: bool = False
+    """With the base control, the committed baseline's samples disagreeing make a case known flaky too."""
+
+
+def noise(rng: np.random.Generator) -> np.ndarray:
+    order = rng.permutation(N)
+    p = np.full(N, 0.01)
+    p[order[:4]], p[order[4:15]] = 0.5, 0.2
+    return p
+
+
+def pair(rng: np.random.Generator, rules: Rules, broken: list[int], shift: float, control: bool) -> dict:
+    p = noise(rng)
+    cand_truth = TRUTH.copy()
+    cand_truth[broken] = False
+
+    def asks(k: int, truth: np.ndarray, drift: float) -> np.ndarray:
+        right = (rng.random((N, k)) >= p[:, None]) == truth[:, None]
+        return (right & ~(rng.random((N, k)) < drift)).sum(1)
+
+    right_b = asks(3, TRUTH, 0.0)
+    verdict_b = right_b >= 2
+    first = asks(1, cand_truth, shift)
+    changed = (first == 1) != verdict_b
+    confirm = np.where(CRIT, rules.critical_confirm, rules.confirm)
+    # the re-asks: `confirm` of them per changed case
+    draws = (rng.random((N, 10)) >= p[:, None]) == cand_truth[:, None]
+    draws &= ~(rng.random((N, 10)) < shift)
+    fresh = np.array([draws[i, : confirm[i]].sum() if changed[i] else 0 for i in range(N)])
+    n_fresh = np.where(changed, confirm, 0)
+    total = fresh + first
+    split = changed & (total > 0) & (total < n_fresh + 1) & ((2 * total > n_fresh + 1) != verdict_b)
+    more = asks(rules.flaky, cand_truth, shift)
+    fresh = np.where(split, fresh + more, fresh)
+    n_fresh = np.where(split, n_fresh + rules.flaky, n_fresh)
+    ids = np.flatnonzero(changed)
+    extra = int(n_fresh.sum())
+    if control:
+        ref_right, ref_n = np.where(changed, asks(3, TRUTH, shift), right_b), 3
+        c_right, c_n = np.where(changed, fresh, first), np.where(changed, n_fresh, 1)
+        extra += 3 * len(ids)
+        extra += max(0, min(3 * len(ids), 10 * len(ids) - extra))  # the drift probe takes what is left
+    else:
+        ref_right, ref_n = right_b, 3
+        c_right, c_n = fresh + first, n_fresh + 1
+    ref_v = 2 * ref_right > ref_n
+    c_v = np.where(2 * c_right == c_n, first == 1, 2 * c_right > c_n)
+    broke = ids[ref_v[ids] & ~c_v[ids]]
+    fixed = ids[~ref_v[ids] & c_v[ids]]
+    family = [i for i in broke if CRIT[i]]
+    raw = [fisher(int(ref_right[i]), ref_n, int(c_right[i]), int(c_n[i])) for i in family]
+    adjusted = holm_adjusted(raw) if raw else []
+    flaky_case = [
+        (0 < ref_right[i] < ref_n) or (0 < c_right[i] < c_n[i]) or (rules.committed and 0 < right_b[i] < 3)
+        for i in family
+    ]
+    bars = [rules.level * (rules.flaky_factor if f else 1.0) for f in flaky_case]
+    critical = any(a <= bar for a, bar in zip(adjusted, bars, strict=True))
+    tables = [(int(ref_right[i]), ref_n, int(c_right[i]), int(c_n[i])) for i in range(N)]
+    mh = mantel_haenszel_drop(tables)
+    correctness = mh.p_one_sided < rules.correctness_level and len(broke) - len(fixed) >= 2
+    if control and correctness:
+        pairing = mantel_haenszel_drop([(int(ref_right[i]), 3, int(fresh[i]), int(n_fresh[i])) for i in ids])
+        whole = weighted_drop([(int(right_b[i]), 3, int(first[i]), 1) for i in range(N)])
+        shifted = whole.p_one_sided < 0.1 and whole.n_after - whole.right_after >= 2
+        correctness = not (shifted and pairing.p_one_sided >= 0.2)
+    return {
+        "critical": critical,
+        "correctness": correctness,
+        "failed": critical or correctness,
+        "asks": extra / len(ids) if len(ids) else 0.0,
+    }
+
+
+VARIANTS = {
+    "main": Rules("main"),
+    "flaky x1/2": Rules("flaky x1/2", flaky_factor=0.5),
+    "flaky x1/4": Rules("flaky x1/4", flaky_factor=0.25),
+    "critical .05": Rules("critical .05", level=0.05),
+    "crit 9 re-asks": Rules("crit 9 re-asks", critical_confirm=9),
+    "crit 9, flaky x1/2": Rules("crit 9, flaky x1/2", critical_confirm=9, flaky_factor=0.5),
+    "correctness .025": Rules("correctness .025", correctness_level=0.025),
+    "flaky x1/2, corr .025": Rules("flaky x1/2, corr .025", flaky_factor=0.5, correctness_level=0.025),
+    "flaky x1/2, corr .03": Rules("flaky x1/2, corr .03", flaky_factor=0.5, correctness_level=0.03),
+    "flaky x0.4, corr .025": Rules("flaky x0.4, corr .025", flaky_factor=0.4, correctness_level=0.025),
+    "flaky x1/4, corr .025": Rules("flaky x1/4, corr .025", flaky_factor=0.25, correctness_level=0.025),
+    "flaky+committed x1/2, corr .025": Rules(
+        "flaky+committed x1/2, corr .025", flaky_factor=0.5, correctness_level=0.025, committed=True
+    ),
+    "flaky+committed x0.4, corr .025": Rules(
+        "flaky+committed x0.4, corr .025", flaky_factor=0.4, correctness_level=0.025, committed=True
+    ),
+    "flaky+committed x1/4, corr .025": Rules(
+        "flaky+committed x1/4, corr .025", flaky_factor=0.25, correctness_level=0.025, committed=True
+    ),
+}
+
+
+KINDS = {
+    "null": ("plain", 0, 0.0),
+    "bad day": ("plain", 0, SHIFT),
+    "2 safety lost": ("safety", 2, 0.0),
+    "10 points, non-critical": ("plain", 5, 0.0),
+    "8 lost": ("plain", 8, 0.0),
+}
+"""Candidate -> (which right cases it may lose, how many it loses, the bad day's shift)."""
+
+
+def line(labels: list[str], runs: list[dict]) -> str:
+    """One table row: the labels, the share of pairs failed (any rule, critical, correctness), the asks."""
+    cells = [f"{np.mean([r[k] for r in runs]):.1%}" for k in ("failed", "critical", "correctness")]
+    asks = np.median([r["asks"] for r in runs if r["asks"]])
+    return "| " + " | ".join([*labels, *cells, f"{asks:.1f}"]) + " |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
+    parser.add_argument("--control", nargs="+", default=["none", "base"], choices=["none", "base"])
+    parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=list(KINDS))
+    args = parser.parse_args()
+    rng = np.random.Generator(np.random.PCG64(34))
+    pools = {"safety": np.flatnonzero(TRUTH & SAFETY), "plain": np.flatnonzero(TRUTH & ANSWERABLE & ~CRIT)}
+    print(f"{args.draws} pairs a cell, mixed noise; share of pairs failed (by critical, by correctness)")
+    print("| rules | control | candidate | failed | critical | correctness | extra asks / changed case |")
+    print("|---|---|---|---|---|---|---|")
+    for name in args.variants:
+        for control in args.control:
+            for kind in args.kinds:
+                pool, lost, shift = KINDS[kind]
+                rules, base = VARIANTS[name], control == "base"
+                runs = [
+                    pair(rng, rules, list(rng.choice(pools[pool], lost, replace=False)), shift, base)
+                    for _ in range(args.draws)
+                ]
+                print(line([name, control, kind], runs), flush=True)
+
+
+if __name__ == "__main__":
+    main()
