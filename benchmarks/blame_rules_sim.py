@@ -48,6 +48,9 @@ class Rules:
     confirm: int = 4
     flaky: int = 5
     committed: bool = False
+    fresh_correctness: bool = False
+    """Without a control, the correctness test reads a re-asked case's fresh samples only (not the first,
+    which chose it for differing)."""
     """With the base control, the committed baseline's samples disagreeing make a case known flaky too."""
 
 
@@ -106,6 +109,11 @@ def pair(rng: np.random.Generator, rules: Rules, broken: list[int], shift: float
     bars = [rules.level * (rules.flaky_factor if f else 1.0) for f in flaky_case]
     critical = any(a <= bar for a, bar in zip(adjusted, bars, strict=True))
     tables = [(int(ref_right[i]), ref_n, int(c_right[i]), int(c_n[i])) for i in range(N)]
+    if rules.fresh_correctness and not control:
+        tables = [
+            (int(ref_right[i]), ref_n, int(fresh[i]), int(n_fresh[i])) if changed[i] else tables[i]
+            for i in range(N)
+        ]
     mh = mantel_haenszel_drop(tables)
     correctness = mh.p_one_sided < rules.correctness_level and len(broke) - len(fixed) >= 2
     if control and correctness:
@@ -133,6 +141,12 @@ VARIANTS = {
     "flaky x1/2, corr .03": Rules("flaky x1/2, corr .03", flaky_factor=0.5, correctness_level=0.03),
     "flaky x0.4, corr .025": Rules("flaky x0.4, corr .025", flaky_factor=0.4, correctness_level=0.025),
     "flaky x1/4, corr .025": Rules("flaky x1/4, corr .025", flaky_factor=0.25, correctness_level=0.025),
+    "flaky x1/2, corr .025 fresh": Rules(
+        "flaky x1/2, corr .025 fresh", flaky_factor=0.5, correctness_level=0.025, fresh_correctness=True
+    ),
+    "flaky x1/2, corr .05 fresh": Rules(
+        "flaky x1/2, corr .05 fresh", flaky_factor=0.5, fresh_correctness=True
+    ),
     "flaky+committed x1/2, corr .025": Rules(
         "flaky+committed x1/2, corr .025", flaky_factor=0.5, correctness_level=0.025, committed=True
     ),

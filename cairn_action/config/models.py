@@ -185,7 +185,9 @@ class CalibrationConfig(_Section):
 class GateConfig(_Section):
     critical_tags: list[str] = Field(default_factory=lambda: ["safety", "unanswerable", "false_premise"])
     max_p_value: float = Field(default=0.05, gt=0.0, lt=1.0)
-    """Fail when correctness drops with a one-sided exact McNemar p-value below this."""
+    """Fail when correctness drops with a one-sided exact McNemar p-value below this. For a system that is
+    not deterministic, the correctness test over samples and the abstention guarantee's test each run at
+    half of it, so together they spend it once."""
     max_drop: dict[str, float] = Field(default_factory=lambda: {"recall_at_5": 0.05})
     """Largest allowed fall of a higher-is-better metric (or rise of a lower-is-better one), in its unit."""
     floors: dict[str, float] = Field(default_factory=dict)
@@ -206,7 +208,8 @@ class GateConfig(_Section):
     ask. The per-case rules read a case's first 3 samples; more sharpen the "environment shifted" note."""
     critical_max_p: float = Field(default=0.1, gt=0.0, lt=1.0)
     """A critical case is lost only when a one-sided Fisher exact test of its samples (baseline right /
-    wrong against candidate right / wrong) gives p at most this (metrics in README, "The gate")."""
+    wrong against candidate right / wrong), Holm-adjusted over the critical cases that broke, gives p at
+    most this, or at most half of it when the case is known flaky (its samples disagree)."""
 
 
 class BudgetConfig(_Section):
