@@ -129,6 +129,9 @@ def _critical_reasons(comparison: Comparison) -> list[Reason]:
         message = f"critical case {c.case_id} ({_critical_tags(c, comparison)}) was right and {_how_lost(c)}"
         if c.loss_p is not None:
             message += f": {_evidence(c, comparison)} ({_fisher(c, comparison)})"
+            if known_flaky(c):
+                bar = critical_bar(c, comparison.critical_max_p)
+                message += f"; known flaky (its samples disagree), so held to p <= {bar:g}"
         reasons.append(Reason(code="critical_case_lost", subject=c.case_id, message=message))
     return reasons
 

@@ -54,6 +54,7 @@ def test_gate__one_critical_case_right_3_of_3_now_2_of_10__known_flaky_lost_at_p
     decision = run_gate(baseline, candidate).decision
     (reason,) = [r for r in decision.reasons if r.code == "critical_case_lost"]
     assert reason.subject == "una-001" and "p = 0.035" in reason.message
+    assert reason.message.endswith("; known flaky (its samples disagree), so held to p <= 0.05")
 
 
 def test_gate__two_critical_cases_each_at_p_0_071__not_lost_family_wise_and_the_notes_say_why() -> None:
