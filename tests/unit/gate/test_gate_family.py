@@ -132,6 +132,37 @@ def test_gate__two_plain_cases_wrong_in_every_sample__correctness_drop_on_the_sa
     assert result.comparison.stats is not None and result.comparison.stats.mcnemar_p_one_sided == 0.25
 
 
+def _plain_cases_now(n_samples: int, n_right: int):
+    """noisy_baseline with every case asked 3 times, against ret-001 and ret-002 now right in
+    `n_right` of `n_samples`."""
+    wrong = {"answer_text": "30 days", "correct": False, "token_f1": 0.0, "exact_match": False}
+    moved = {**wrong, "n_samples": n_samples, "n_right": n_right}
+    baseline, candidate = _candidate({"ret-001": moved, "ret-002": moved})
+    rows = [
+        c.model_copy(update={"n_samples": 3, "n_right": int(bool(c.n_right)) * 3}) for c in baseline.per_case
+    ]
+    return run_gate(baseline.model_copy(update={"per_case": rows}), candidate)
+
+
+def test_gate__two_plain_cases_now_2_of_5__samples_p_0_040_under_max_p_value_but_not_half__passes() -> None:
+    # The correctness test over samples runs at half of max_p_value (the guarantee's test has the other
+    # half, issue 23 round 4): p 0.040 would have failed at 0.05.
+    result = _plain_cases_now(5, 2)
+    assert result.comparison.stats is not None
+    assert result.comparison.stats.samples_p_one_sided == pytest.approx(0.0404, abs=5e-4)
+    assert "correctness_drop" not in {r.code for r in result.decision.reasons}
+
+
+def test_gate__two_plain_cases_now_1_of_4__samples_p_0_018_under_half__correctness_drop_says_its_level() -> (
+    None
+):
+    result = _plain_cases_now(4, 1)
+    (reason,) = [r for r in result.decision.reasons if r.code == "correctness_drop"]
+    assert "p = 0.0182 < 0.025 (half of max_p_value 0.05: the guarantee's test has the other half)" in (
+        reason.message
+    )
+
+
 def test_gate__one_plain_case_wrong_in_every_sample__no_correctness_drop() -> None:
     gone = {"answer_text": "30 days", "correct": False, "token_f1": 0.0, "n_samples": 5, "n_right": 0}
     baseline, candidate = _candidate({"ret-001": gone})
