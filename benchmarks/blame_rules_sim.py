@@ -49,6 +49,8 @@ class Rules:
     flaky: int = 5
     committed: bool = False
     fresh_correctness: bool = False
+    clean_round: bool = False
+    """A critical case wrong in every sample (against a right baseline verdict) gets the flaky round too."""
     """Without a control, the correctness test reads a re-asked case's fresh samples only (not the first,
     which chose it for differing)."""
     """With the base control, the committed baseline's samples disagreeing make a case known flaky too."""
@@ -82,6 +84,8 @@ def pair(rng: np.random.Generator, rules: Rules, broken: list[int], shift: float
     n_fresh = np.where(changed, confirm, 0)
     total = fresh + first
     split = changed & (total > 0) & (total < n_fresh + 1) & ((2 * total > n_fresh + 1) != verdict_b)
+    if rules.clean_round:
+        split |= changed & CRIT & verdict_b & (total == 0)
     more = asks(rules.flaky, cand_truth, shift)
     fresh = np.where(split, fresh + more, fresh)
     n_fresh = np.where(split, n_fresh + rules.flaky, n_fresh)
@@ -146,6 +150,9 @@ VARIANTS = {
     ),
     "flaky x1/2, corr .05 fresh": Rules(
         "flaky x1/2, corr .05 fresh", flaky_factor=0.5, fresh_correctness=True
+    ),
+    "built + clean round": Rules(
+        "built + clean round", flaky_factor=0.5, correctness_level=0.025, clean_round=True
     ),
     "flaky+committed x1/2, corr .025": Rules(
         "flaky+committed x1/2, corr .025", flaky_factor=0.5, correctness_level=0.025, committed=True
