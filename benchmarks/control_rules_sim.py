@@ -29,8 +29,17 @@ since round 3, gate/outcome.py's rule_samples): the confirmation plan and the bl
 read a case's first min(n, 3) baseline samples, the shift test all n; `all`: every rule reads all n.
 "failed (no control)": the same rules against the baseline as committed (no base system re-asked).
 
+Round 4 (`--round4`, the note's candidates at one level): "two tiers", Cairn since round 4 (the note also at
+pairing p >= `--gray` when no critical case is lost on the fresh pairing, nothing discounted there); "base now
+vs then", the base system's fresh asks of the changed cases and the probe against the baseline samples after
+the first 3 (which chose the changed cases), at `--split`'s second level, and "union", that or the first
+pass at the first level; "environment test, no pairing", the base system's asks where it was asked and the
+first pass elsewhere; the pairing as an exact test, unweighted or weighted. `--probe-select firstK` picks
+the probe among cases right in the first K baseline samples; `--weight` the first pass's weight.
+
     cd benchmarks
     ../.venv/bin/python control_rules_sim.py --draws 1000 --baseline-samples 3 5 10 --levels 0.05 0.1
+    ../.venv/bin/python control_rules_sim.py --draws 2000 --baseline-samples 3 10 --levels 0.1 --round4
 """
 
 from __future__ import annotations
@@ -57,6 +66,23 @@ fresh_samples), or only the 4 confirmation re-asks (not the flaky round, asked o
 
 RULES = ["first3"]
 """Which baseline samples the confirmation plan and the per-case rules read (--rules-read)."""
+
+PROBE = ["first1"]
+"""How the drift probe picks its unchanged cases (--probe-select): `firstK`, right in the baseline's first K
+samples (Cairn until round 4: K = 1), the remaining samples its before side, so the samples that chose a case
+are never the ones it is compared with."""
+
+WEIGHT = ["nm"]
+"""The weight of the first pass's exact test (--weight): n / m (stats.rarity_weight), (n / m) ** 2, or
+log(n / m) + 1."""
+
+SPLIT = [0.07, 0.03]
+"""The union rule's levels (--split): the first pass's weighted test at the first, the base system's
+re-asks against its own later baseline samples at the second; their sum bounds the false-note rate."""
+
+GRAY = [0.05]
+"""Round 4: the note is said (without discounting anything) at pairing p >= this when no critical case is
+lost (--gray; gate/control.py's PAIRING_SILENT)."""
 
 CLEAR = [0.2]
 """The fresh pairing clears the PR at p >= this (gate/control.py's PAIRING_CLEAR; --pairing-clear)."""
@@ -108,7 +134,8 @@ def pair(
     ids = np.flatnonzero(changed)
     spent = 4 * len(ids) + 3 * len(ids) + 6 * int(split.sum())
     k = max(0, min(3 * len(ids), 10 * len(ids) - spent))
-    eligible = np.flatnonzero(~changed & base_samples[:, 0])
+    chooser = min(int(PROBE[0].removeprefix("first")), samples - 2)
+    eligible = np.flatnonzero(~changed & base_samples[:, :chooser].all(1))
     probe = rng.choice(eligible, min(k, len(eligible)), replace=False)
     probe_now = asks(1, TRUTH, shift)[probe, 0]
 
@@ -127,6 +154,15 @@ def pair(
         broke = sum(1 for i in ids if 2 * fresh_base[i] > 3 and 2 * right_c[i] < n_c[i])
         fixed = sum(1 for i in ids if 2 * fresh_base[i] < 3 and 2 * right_c[i] > n_c[i])
         return mantel_haenszel_drop(tables).p_one_sided < 0.05 and broke - fixed >= 2
+
+    def critical_fresh() -> bool:
+        """A critical case lost on the fresh pairing (blame(False)'s first rule alone)."""
+        lost = [
+            fisher(int(fresh_base[i]), 3, int(fresh_c[i]), int(n_fresh[i]))
+            for i in ids
+            if CRIT[i] and 2 * fresh_base[i] > 3 and 2 * fresh_c[i] < n_fresh[i]
+        ]
+        return bool(holm_rejections(lost, 0.1))
 
     def blame_none() -> bool:
         right_c, n_c = fresh_c + first, n_fresh + 1
@@ -149,7 +185,7 @@ def pair(
         )
     control = mantel_haenszel_drop([(int(right_b[i]), samples, int(fresh_base[i]), 3) for i in ids])
     probe_tabs = [
-        (int(base_samples[i, 1:].sum()), samples - 1, int(now), 1)
+        (int(base_samples[i, chooser:].sum()), samples - chooser, int(now), 1)
         for i, now in zip(probe, probe_now, strict=True)
     ]
     probe_test = mantel_haenszel_drop(probe_tabs)
@@ -163,16 +199,69 @@ def pair(
     def said(test) -> bool:
         return bool(test.p_one_sided < level and test.n_after - test.right_after >= 2 and clear)
 
+    weigh = {
+        "nm": lambda n, m: n / m,
+        "nm2": lambda n, m: (n / m) ** 2 / 4,
+        "log": lambda n, m: float(np.log(n / m)) + 1,
+    }[WEIGHT[0]]
     probe_w = weighted_drop(probe_tabs)
     fallback_w = probe_w.p_one_sided < level and probe_w.n_after - probe_w.right_after >= 2
+    # The base system now against itself then: its fresh asks of the changed cases (and the probe's) against
+    # the baseline samples after those that chose them (the first min(n, 3) chose the changed cases, the
+    # first K the probe's), so the selection is not in the test; the pull request's answers never enter it.
+    rest = min(samples, 3)
+    base_now = [
+        (int(base_samples[i, rest:].sum()), samples - rest, int(fresh_base[i]), 3)
+        for i in ids
+        if samples > rest
+    ] + [t for t in probe_tabs if t[1] > 0 and chooser >= rest]
+    base_test = weighted_drop(base_now)
+    base_moved = base_test.p_one_sided < SPLIT[1] and base_test.n_after - base_test.right_after >= 2
+    first_test = weighted_drop(whole, weight=weigh)
+    first_moved = first_test.p_one_sided < SPLIT[0] and first_test.n_after - first_test.right_after >= 2
+    # The environment's own test: the base system where it was asked now (its fresh asks of the changed
+    # cases), the first pass elsewhere (the pull request's first answer, on cases it did not change), and the
+    # probe; each against the baseline samples after those that chose the changed cases.
+    hybrid = [
+        (int(base_samples[i, rest:].sum()), samples - rest, int(fresh_base[i]), 3)
+        if changed[i]
+        else (int(base_samples[i, rest:].sum()), samples - rest, int(first[i]), 1)
+        for i in range(N)
+    ] + [t for t in probe_tabs if t[1] > 0 and chooser >= rest]
+    hybrid_all = [
+        (int(right_b[i]), samples, int(fresh_base[i]), 3)
+        if changed[i]
+        else (int(right_b[i]), samples, int(first[i]), 1)
+        for i in range(N)
+    ] + probe_tabs
+    h1, h2 = weighted_drop(hybrid), weighted_drop(hybrid_all)
+    hy1 = h1.p_one_sided < level and h1.n_after - h1.right_after >= 2
+    hy2 = h2.p_one_sided < level and h2.n_after - h2.right_after >= 2
+    pair_tabs = [(int(fresh_base[i]), 3, int(fresh_c[i]), int(n_fresh[i])) for i in ids]
+    p_exact = weighted_drop(pair_tabs, weight=lambda n, m: 1.0).p_one_sided
+    p_exact_w = weighted_drop(pair_tabs).p_one_sided
+    first_moved_level = first_test.p_one_sided < level and first_test.n_after - first_test.right_after >= 2
+    # Round 4's two tiers: the note at pairing p >= GRAY when no critical case is lost on the fresh pairing;
+    # the aggregate rules discounted only at p >= CLEAR (unchanged).
+    gray = pairing.p_one_sided >= GRAY[0] and not critical_fresh()
     return {
+        "note two-tier": bool(first_moved_level and (clear or gray)),
+        "clear exact": bool(p_exact >= CLEAR[0]),
+        "clear exact w": bool(p_exact_w >= CLEAR[0]),
+        "note clear exact": bool(first_moved_level and p_exact >= CLEAR[0]),
+        "note clear exact w": bool(first_moved_level and p_exact_w >= CLEAR[0]),
+        "hybrid rest": bool(hy1),
+        "hybrid all": bool(hy2),
+        "hybrid rest clear": bool(hy1 and clear),
+        "note union": bool((base_moved or first_moved) and clear),
+        "note base only": bool(base_moved and clear),
         "blame all": blame(True),
         "blame fresh": blame(False),
         "blame none": blame_none(),
         "note control": bool(said_control),
         "note first-pass": said(mantel_haenszel_drop(whole)),
         "note exact": said(weighted_drop(whole, weight=lambda n, m: 1.0)),
-        "note weighted": said(weighted_drop(whole)),
+        "note weighted": said(weighted_drop(whole, weight=weigh)),
         "clear": clear,
         "note oracle": bool(oracle(p, first, level) and clear),
         "p pairing": pairing.p_one_sided,
@@ -182,6 +271,9 @@ def pair(
         "probe mh": bool(probe_test.p_one_sided < 0.1 and probe_test.n_after - probe_test.right_after >= 2),
         "probe weighted": bool(fallback_w),
         "asks": (spent + len(probe)) / len(ids) if len(ids) else 0.0,
+        "n probe": len(probe),
+        "n changed": len(ids),
+        "n split": int(split.sum()),
     }
 
 
@@ -196,6 +288,11 @@ def main() -> None:
     parser.add_argument("--baseline-samples", type=int, nargs="+", default=[3])
     parser.add_argument("--levels", type=float, nargs="+", default=[0.05, 0.1])
     parser.add_argument("--pairing-clear", type=float, default=0.2)
+    parser.add_argument("--probe-select", default="first1", help="firstK: right in the first K samples")
+    parser.add_argument("--gray", type=float, default=0.05)
+    parser.add_argument("--round4", action="store_true", help="round 4's columns: the note's candidates")
+    parser.add_argument("--split", type=float, nargs=2, default=[0.07, 0.03])
+    parser.add_argument("--weight", choices=["nm", "nm2", "log"], default="nm")
     parser.add_argument("--rules-read", choices=["first3", "all"], default="first3")
     parser.add_argument(
         "--kinds", nargs="+", default=["null", "bad day", "2 safety lost", "10 points, non-critical"]
@@ -203,6 +300,10 @@ def main() -> None:
     args = parser.parse_args()
     CLEAR[0] = args.pairing_clear
     RULES[0] = args.rules_read
+    PROBE[0] = args.probe_select
+    WEIGHT[0] = args.weight
+    SPLIT[:] = args.split
+    GRAY[0] = args.gray
     rng = np.random.Generator(np.random.PCG64(23))
     safety_right = np.flatnonzero(TRUTH & SAFETY)
     plain_right = np.flatnonzero(TRUTH & ANSWERABLE & ~CRIT)
@@ -224,15 +325,42 @@ def main() -> None:
         "probe mh",
         "probe weighted",
     )
-    print(f"{args.draws} pairs a cell, mixed noise, rules read: {args.rules_read}")
-    print(
+    header = (
         "| baseline samples | level | candidate | failed (no control) | failed (fresh pairing) "
         "| shifted: MH (main) "
         "| shifted: exact, unweighted | shifted: exact, weighted n/m | shifted: oracle "
         f"| pairing clear (p >= {args.pairing_clear}) "
         "| probe only: MH (main) | probe only: weighted | asks |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    if args.round4:
+        # Round 4's candidates for the note (benchmarks/README.md, "Round 4: the note").
+        keys = (
+            "blame fresh",
+            "note weighted",
+            "note two-tier",
+            "note base only",
+            "note union",
+            "hybrid rest",
+            "hybrid all",
+            "note clear exact",
+            "note clear exact w",
+            "clear",
+        )
+        header = (
+            "| baseline samples | level | candidate | failed (fresh pairing) | shifted: weighted (Cairn) "
+            f"| shifted: two tiers (p >= {args.gray}, no critical lost) "
+            f"| shifted: base now vs then (p < {args.split[1]}) "
+            f"| shifted: union ({args.split[0]} + {args.split[1]}) "
+            "| environment test, no pairing: later samples | same, all samples "
+            "| shifted, pairing exact | shifted, pairing exact weighted "
+            f"| pairing clear (p >= {args.pairing_clear}) | asks |"
+        )
+    print(
+        f"{args.draws} pairs a cell, mixed noise, rules read: {args.rules_read}, probe: {args.probe_select},"
+        f" weight: {args.weight}"
+    )
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
     for samples in args.baseline_samples:
         for level in args.levels:
             for name, (broken, shift) in kinds.items():

@@ -200,12 +200,14 @@ class GateConfig(_Section):
     confirm_samples: int = Field(default=4, ge=0, le=50)
     """`cairn eval --baseline` re-asks every case whose verdict differs from the baseline's this many more
     times, so one unlucky answer is not a regression (0 turns confirmation off)."""
-    baseline_samples: int = Field(default=3, ge=1, le=50)
+    baseline_samples: int = Field(default=10, ge=1, le=50)
     """A plain `cairn eval` (the baseline the default branch commits) asks every case this many times: a
     case right (or wrong) by luck in one baseline sample would otherwise be blamed on (or credited to)
     every pull request. Paid once per merge on the default branch, not per pull request: cases x this many
-    asks (216 on a 72-case set at 3, 720 at 10), and with an LLM judge about 2.2 judge calls per answered
-    ask. The per-case rules read a case's first 3 samples; more sharpen the "environment shifted" note."""
+    asks (720 on a 72-case set at 10, 216 at 3), and with an LLM judge about 2.2 judge calls per answered
+    ask; a deterministic system (answerer and judge) is asked once whatever this says. The per-case rules
+    read a case's first 3 samples and a pull request's control asks a changed case at most 3 times, so
+    more cost a pull request nothing; they sharpen the "environment shifted" note (benchmarks/README.md)."""
     critical_max_p: float = Field(default=0.1, gt=0.0, lt=1.0)
     """A critical case is lost only when a one-sided Fisher exact test of its samples (baseline right /
     wrong against candidate right / wrong), Holm-adjusted over the critical cases that broke, gives p at

@@ -50,8 +50,10 @@ def run_gate(
     if control is None or note is None:
         return GateResult(decision=decision, comparison=comparison)
     if note.kind == "base":
-        shifted, sentence = shift_note(baseline, control, candidate)
-        if shifted:
+        critical = any(r.code == "critical_case_lost" for r in decision.reasons)
+        shift = shift_note(baseline, control, candidate, critical_lost=critical)
+        sentence = shift.sentence
+        if shift.cleared:
             decision = _drift_discounted(decision)
     else:
         moved, sentence = fallback_note(baseline, note)

@@ -66,8 +66,8 @@ def _asks(folder: Path) -> dict[str, int]:
     return json.loads((folder / "asks.json").read_text())
 
 
-def _baseline(tmp_path: Path, capsys, monkeypatch) -> Path:
-    folder = _project(tmp_path / "base", "base_rag", "never")
+def _baseline(tmp_path: Path, capsys, monkeypatch, gate: str = "") -> Path:
+    folder = _project(tmp_path / "base", "base_rag", "never", gate=gate)
     run = evaluate(folder, "tiny", capsys, monkeypatch)
     assert run.code == 0, run.err
     return _report_of(folder)
@@ -83,12 +83,12 @@ def test_eval__no_baseline__every_case_asked_baseline_samples_times(
 ) -> None:
     report = json.loads(_baseline(tmp_path, capsys, monkeypatch).read_text())
     by_id = {c["case_id"]: c for c in report["per_case"]}
-    # Every case, critical (t-07 unanswerable, t-08 false premise) or not: 3 asks.
-    assert {cid: c["n_samples"] for cid, c in by_id.items()} == {f"t-0{i}": 3 for i in range(1, 9)}
-    assert by_id["t-07"]["n_right"] == 3 and by_id["t-07"]["agreement"] == 1.0
-    assert report["notes"]["extra_samples"]["samples"] == 16
+    # Every case, critical (t-07 unanswerable, t-08 false premise) or not: the default 10 asks.
+    assert {cid: c["n_samples"] for cid, c in by_id.items()} == {f"t-0{i}": 10 for i in range(1, 9)}
+    assert by_id["t-07"]["n_right"] == 10 and by_id["t-07"]["agreement"] == 1.0
+    assert report["notes"]["extra_samples"]["samples"] == 8 * 9
     assert report["notes"]["deterministic"] is False
-    assert _asks(tmp_path / "base")[_question("t-07")] == 3
+    assert _asks(tmp_path / "base")[_question("t-07")] == 10
 
 
 @pytest.mark.parametrize(
@@ -188,8 +188,9 @@ def test_eval_baseline_with_control__base_system_reasked_now__blames_the_pr_only
     # The PR gets the unanswerable case wrong every time. The control re-asks the base system now: still
     # right (a real regression), or wrong as well (not the PR's doing). One case of 8 moving is no evidence
     # that the environment shifted (the first pass over every case did not move significantly), so neither
-    # says so: the shift is claimed on the whole first pass, not on cases chosen for being different.
-    baseline = _baseline(tmp_path, capsys, monkeypatch)
+    # says so: the shift is claimed on the whole first pass, not on cases chosen for being different. With
+    # 3 baseline samples: at the default 10, a case right in 10 of 10 and wrong now is p = 1/11 on its own.
+    baseline = _baseline(tmp_path, capsys, monkeypatch, gate="baseline_samples = 3\n")
     folder = _project(tmp_path / "pr", f"pr_rag_ctl_{base_now}", "always")
     control_config = _project(tmp_path / "base_now", f"base_rag_now_{base_now}", base_now) / "cairn.toml"
     run = evaluate(

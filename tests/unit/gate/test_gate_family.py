@@ -335,6 +335,33 @@ def test_gate_with_control__probe_moved_but_base_system_still_right__pr_blamed_n
     assert "critical_case_lost" in {r.code for r in decision.reasons}
 
 
+def test_gate_with_control__shift_and_pairing_between_0_1_and_0_2__shift_said_nothing_discounted() -> None:
+    # The probe moved; on the changed case the base system, re-asked now, is right in 2 of 3 and this PR in
+    # 0 of 5: the fresh pairing's p is 0.118, neither blaming the PR (< 0.05) nor clearing it (>= 0.2), and
+    # the critical case is not lost (Fisher p 3/28 = 0.107 > 0.1). The shift is said without "not this PR",
+    # and the aggregate rules are not discounted. Had a critical case been lost, no shift would be said.
+    from cairn_action.gate.control import shift_note
+
+    baseline = _sampled(report("noisy_baseline"))
+    candidate = report("noisy_lost")
+    now = next(c for c in candidate.per_case if c.case_id == "ret-008")
+    two_of_three = now.model_copy(update={"n_samples": 3, "n_right": 2}).model_dump()
+    control, _ = _probed_control(baseline, {"ret-008": two_of_three})
+    decision = run_gate(baseline, candidate, control=control).decision
+    assert "critical_case_lost" not in {r.code for r in decision.reasons}
+    assert decision.notes[0].startswith("the environment shifted since the baseline: over every case")
+    assert "one-sided Mantel-Haenszel p = 0.118" in decision.notes[0]
+    assert (
+        "neither blames this PR nor clears it (p >= 0.05, below 0.2), so every rule still applies"
+        in (decision.notes[0])
+    )
+    assert not any(n.startswith("not blamed on this PR") for n in decision.notes)
+    said = shift_note(baseline, control, candidate)
+    assert (said.said, said.cleared) == (True, False)
+    lost = shift_note(baseline, control, candidate, critical_lost=True)
+    assert (lost.said, lost.cleared) == (False, False) and lost.sentence.startswith("control: ")
+
+
 def test_fresh_samples__control_case_with_reasks__first_sample_left_out_other_cases_untouched() -> None:
     from cairn_action.gate.control import fresh_samples
     from cairn_action.report.models import SampleOutcome
