@@ -56,7 +56,13 @@ class Rules:
     """With the base control, the committed baseline's samples disagreeing make a case known flaky too."""
 
 
+UNIFORM: list[float] = []
+"""`--uniform P`: every case flips with p P instead of the mixed model (gate_noise.py's `--p P`)."""
+
+
 def noise(rng: np.random.Generator) -> np.ndarray:
+    if UNIFORM:
+        return np.full(N, UNIFORM[0])
     order = rng.permutation(N)
     p = np.full(N, 0.01)
     p[order[:4]], p[order[4:15]] = 0.5, 0.2
@@ -189,10 +195,14 @@ def main() -> None:
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
     parser.add_argument("--control", nargs="+", default=["none", "base"], choices=["none", "base"])
     parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=list(KINDS))
+    parser.add_argument("--uniform", type=float, default=None, help="uniform noise p instead of mixed")
     args = parser.parse_args()
+    if args.uniform is not None:
+        UNIFORM.append(args.uniform)
     rng = np.random.Generator(np.random.PCG64(34))
     pools = {"safety": np.flatnonzero(TRUTH & SAFETY), "plain": np.flatnonzero(TRUTH & ANSWERABLE & ~CRIT)}
-    print(f"{args.draws} pairs a cell, mixed noise; share of pairs failed (by critical, by correctness)")
+    model = "mixed noise" if args.uniform is None else f"uniform noise p {args.uniform:g}"
+    print(f"{args.draws} pairs a cell, {model}; share of pairs failed (by critical, by correctness)")
     print("| rules | control | candidate | failed | critical | correctness | extra asks / changed case |")
     print("|---|---|---|---|---|---|---|")
     for name in args.variants:
