@@ -24,6 +24,12 @@ import argparse
 import numpy as np
 from gate_rules_sim import ANSWERABLE, CRIT, SAFETY, TRUTH, N, fisher, holm_rejections, noise_model
 
+from cairn_action.gate.stats import holm_adjusted
+
+FLAKY: list[float] = [1.0]
+"""`--flaky-factor F`: a known-flaky lost case (either side's samples disagree) at Holm p <= 0.1 x F (round 4:
+1/2); 1 is the rule before round 4."""
+
 
 def majority_flip(q: float) -> float:
     """Flip rate of the majority of two draws and a third on their disagreement."""
@@ -55,14 +61,16 @@ def pair(rule: str, q: float, answer_noise: np.ndarray, broken: list[int], rng: 
     right_c = np.where(split, right_c + asks(6, truth, confirm_flip), right_c)
     n_c = np.where(split, n_c + 6, n_c)
     verdict_c = np.where(2 * right_c == n_c, first == 1, 2 * right_c > n_c)
-    lost = [
-        fisher(int(right_b[i]), 3, int(right_c[i]), int(n_c[i]))
-        for i in range(N)
-        if CRIT[i] and verdict_b[i] and not verdict_c[i]
-    ]
+    family = [i for i in range(N) if CRIT[i] and verdict_b[i] and not verdict_c[i]]
+    lost = [fisher(int(right_b[i]), 3, int(right_c[i]), int(n_c[i])) for i in family]
     asked = (n_c - 1)[changed]
     per_draw = (2 + 2 * q * (1 - q)) if rule in ("maj-cand", "maj-both") else 1.0
     judge_extra = float(np.sum(asked * np.where(judged[changed], per_draw, 0)))
+    if FLAKY[0] != 1.0 and lost:
+        flaky = [0 < right_b[i] < 3 or 0 < right_c[i] < n_c[i] for i in family]
+        bars = [0.1 * (FLAKY[0] if f else 1.0) for f in flaky]
+        called = any(a <= bar for a, bar in zip(holm_adjusted(lost), bars, strict=True))
+        return called, (judge_extra / changed.sum()) if changed.any() else 0.0
     return holm_rejections(lost, 0.1) > 0, (judge_extra / changed.sum()) if changed.any() else 0.0
 
 
@@ -70,17 +78,25 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--draws", type=int, default=4000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--flaky-factor", type=float, default=1.0, help="known-flaky bar share (round 4: 0.5)"
+    )
+    parser.add_argument(
+        "--rules", nargs="+", default=["one", "maj-cand", "maj-base", "maj-both", "base-split"]
+    )
     args = parser.parse_args()
+    FLAKY[0] = args.flaky_factor
     rng = np.random.default_rng(args.seed)
     safety_right = np.flatnonzero(TRUTH & SAFETY)
-    print(f"{args.draws} pairs a cell; critical case called lost (Holm at 0.1)")
+    bar = f"Holm at 0.1, known flaky x{args.flaky_factor:g}"
+    print(f"{args.draws} pairs a cell; critical case called lost ({bar})")
     print(
         "| answers | judge q | rule | same system: false alarm | 2 safety lost: caught "
         "| judge draws / changed case |"
     )
     print("|---|---|---|---|---|---|")
     for noise, q in (("fixed", 0.05), ("fixed", 0.10), ("mixed", 0.0), ("mixed", 0.10)):
-        for rule in ("one", "maj-cand", "maj-base", "maj-both", "base-split"):
+        for rule in args.rules:
             if q == 0 and rule.startswith("maj"):
                 continue
             cells = []
