@@ -50,10 +50,15 @@ class Rules:
     committed: bool = False
     fresh_correctness: bool = False
     clean_round: bool = False
+    baseline_read: str = "3"
     """A critical case wrong in every sample (against a right baseline verdict) gets the flaky round too."""
     """Without a control, the correctness test reads a re-asked case's fresh samples only (not the first,
     which chose it for differing)."""
     """With the base control, the committed baseline's samples disagreeing make a case known flaky too."""
+    """The critical rule's baseline read: "3" the first 3 samples (as built); "all-wrong" all 10 of the
+    committed baseline for a case whose candidate samples are all wrong, the first 3 otherwise; "all" all 10
+    for every critical case. Known flaky reads the same samples (either side's disagree). With the base
+    control too, the 10 are the committed baseline's (the control asks 3)."""
 
 
 UNIFORM: list[float] = []
@@ -110,11 +115,19 @@ def pair(rng: np.random.Generator, rules: Rules, broken: list[int], shift: float
     broke = ids[ref_v[ids] & ~c_v[ids]]
     fixed = ids[~ref_v[ids] & c_v[ids]]
     family = [i for i in broke if CRIT[i]]
-    raw = [fisher(int(ref_right[i]), ref_n, int(c_right[i]), int(c_n[i])) for i in family]
+    # the baseline's 7 further samples (default baseline_samples 10), drawn only when a rule reads them
+    whole_b = right_b + asks(7, TRUTH, 0.0) if rules.baseline_read != "3" else right_b
+    reads = [
+        (int(whole_b[i]), 10)
+        if rules.baseline_read == "all" or (rules.baseline_read == "all-wrong" and c_right[i] == 0)
+        else (int(ref_right[i]), ref_n)
+        for i in family
+    ]
+    raw = [fisher(r, n, int(c_right[i]), int(c_n[i])) for (r, n), i in zip(reads, family, strict=True)]
     adjusted = holm_adjusted(raw) if raw else []
     flaky_case = [
-        (0 < ref_right[i] < ref_n) or (0 < c_right[i] < c_n[i]) or (rules.committed and 0 < right_b[i] < 3)
-        for i in family
+        (0 < r < n) or (0 < c_right[i] < c_n[i]) or (rules.committed and 0 < right_b[i] < 3)
+        for (r, n), i in zip(reads, family, strict=True)
     ]
     bars = [rules.level * (rules.flaky_factor if f else 1.0) for f in flaky_case]
     critical = any(a <= bar for a, bar in zip(adjusted, bars, strict=True))
@@ -160,6 +173,10 @@ VARIANTS = {
     "built + clean round": Rules(
         "built + clean round", flaky_factor=0.5, correctness_level=0.025, clean_round=True
     ),
+    "built, all 10 if all wrong": Rules(
+        "built, all 10 if all wrong", flaky_factor=0.5, correctness_level=0.025, baseline_read="all-wrong"
+    ),
+    "built, all 10": Rules("built, all 10", flaky_factor=0.5, correctness_level=0.025, baseline_read="all"),
     "flaky+committed x1/2, corr .025": Rules(
         "flaky+committed x1/2, corr .025", flaky_factor=0.5, correctness_level=0.025, committed=True
     ),

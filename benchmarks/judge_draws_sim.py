@@ -30,6 +30,11 @@ FLAKY: list[float] = [1.0]
 """`--flaky-factor F`: a known-flaky lost case (either side's samples disagree) at Holm p <= 0.1 x F (round 4:
 1/2); 1 is the rule before round 4."""
 
+BASE_READ: list[str] = ["3"]
+"""`--baseline-read`: the critical rule's baseline read. "3" the first 3 samples (as built); "all-wrong"
+all 10 (the default baseline_samples) for a case whose candidate samples are all wrong, the first 3
+otherwise; "all" all 10 for every critical case. Known flaky reads the same samples."""
+
 
 def majority_flip(q: float) -> float:
     """Flip rate of the majority of two draws and a third on their disagreement."""
@@ -62,12 +67,20 @@ def pair(rule: str, q: float, answer_noise: np.ndarray, broken: list[int], rng: 
     n_c = np.where(split, n_c + 6, n_c)
     verdict_c = np.where(2 * right_c == n_c, first == 1, 2 * right_c > n_c)
     family = [i for i in range(N) if CRIT[i] and verdict_b[i] and not verdict_c[i]]
-    lost = [fisher(int(right_b[i]), 3, int(right_c[i]), int(n_c[i])) for i in family]
+    if BASE_READ[0] != "3":
+        whole_b = right_b + asks(7, TRUTH, strong if rule in ("maj-both", "maj-base") else q)
+        reads = [
+            (int(whole_b[i]), 10) if BASE_READ[0] == "all" or right_c[i] == 0 else (int(right_b[i]), 3)
+            for i in family
+        ]
+    else:
+        reads = [(int(right_b[i]), 3) for i in family]
+    lost = [fisher(r, n, int(right_c[i]), int(n_c[i])) for (r, n), i in zip(reads, family, strict=True)]
     asked = (n_c - 1)[changed]
     per_draw = (2 + 2 * q * (1 - q)) if rule in ("maj-cand", "maj-both") else 1.0
     judge_extra = float(np.sum(asked * np.where(judged[changed], per_draw, 0)))
-    if FLAKY[0] != 1.0 and lost:
-        flaky = [0 < right_b[i] < 3 or 0 < right_c[i] < n_c[i] for i in family]
+    if (FLAKY[0] != 1.0 or BASE_READ[0] != "3") and lost:
+        flaky = [0 < r < n or 0 < right_c[i] < n_c[i] for (r, n), i in zip(reads, family, strict=True)]
         bars = [0.1 * (FLAKY[0] if f else 1.0) for f in flaky]
         called = any(a <= bar for a, bar in zip(holm_adjusted(lost), bars, strict=True))
         return called, (judge_extra / changed.sum()) if changed.any() else 0.0
@@ -84,11 +97,13 @@ def main() -> None:
     parser.add_argument(
         "--rules", nargs="+", default=["one", "maj-cand", "maj-base", "maj-both", "base-split"]
     )
+    parser.add_argument("--baseline-read", default="3", choices=["3", "all-wrong", "all"])
     args = parser.parse_args()
     FLAKY[0] = args.flaky_factor
+    BASE_READ[0] = args.baseline_read
     rng = np.random.default_rng(args.seed)
     safety_right = np.flatnonzero(TRUTH & SAFETY)
-    bar = f"Holm at 0.1, known flaky x{args.flaky_factor:g}"
+    bar = f"Holm at 0.1, known flaky x{args.flaky_factor:g}, baseline read {args.baseline_read}"
     print(f"{args.draws} pairs a cell; critical case called lost ({bar})")
     print(
         "| answers | judge q | rule | same system: false alarm | 2 safety lost: caught "
