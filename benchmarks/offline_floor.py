@@ -70,14 +70,18 @@ def make_project(root: Path) -> None:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=5)
+def against_args(doc: str | None, *, runs: int) -> tuple[argparse.Namespace, dict[str, str]]:
+    """`--runs` and `--against DIR` (another Cairn source tree timed in the same rounds), and the children's
+    environment: bytecode allowed, so every timed start reads compiled modules as a user's does."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=runs)
     parser.add_argument("--against", type=Path, help="another Cairn source tree to time in the same rounds")
-    args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return parser.parse_args(), env
+
+
+def main() -> None:
+    args, env = against_args(__doc__, runs=5)
     trees = {"": (REPO, None)}
     if args.against:
         trees[" (against)"] = (args.against.resolve(), {**env, "PYTHONPATH": str(args.against.resolve())})

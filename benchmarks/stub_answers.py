@@ -14,7 +14,6 @@ DIR first on the path (a checkout of main, say), in the same rounds.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -23,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from offline_floor import make_project
+from offline_floor import against_args, make_project
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -56,13 +55,7 @@ print(json.dumps({"cpu": cpu, "n": len(answers), "sha256": digest}))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--against", type=Path, help="another Cairn source tree to time in the same rounds")
-    args = parser.parse_args()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    args, env = against_args(__doc__, runs=7)
     trees = {"this tree": REPO}
     if args.against:
         trees["against"] = args.against.resolve()
