@@ -55,9 +55,32 @@ _QUALIFIERS = (
     "over|under|after|before|about|around|only|every|each"
 ).split("|")
 _QUALIFIER = rf"(?:(?:{'|'.join(_QUALIFIERS)})\s+)?"
-# A duration starts with a qualifier, a figure or a number word: a position starting with none of their
-# first letters is passed over at once, instead of trying each qualifier there (half of its search time).
-_DURATION_START = rf"(?=[{''.join(sorted({w[0] for w in (*_QUALIFIERS, *_NUMBER_WORDS)}))}\d])"
+
+
+def _letters(words: tuple[str, ...] | list[str], at: int) -> str:
+    """The character class of the words' letters at position `at` (patterns that use it ignore case)."""
+    return f"[{''.join(sorted({w[at] for w in words}))}]"
+
+
+# Where a match can start. A pattern that opens with the optional `_QUALIFIER` is otherwise tried at every
+# position of the sentence, entering each qualifier there (their literals ignore case, so the regex engine
+# cannot pass over a letter that starts none of them): a lookahead that holds at the start of every match
+# (a qualifier's first two letters, or what may follow the qualifier) lets it pass over the rest at once.
+# It only rejects positions where the pattern cannot match, so the matches are the same
+# (`test_starts__sample_corpus_and_edge_cases__same_matches_as_without_them`).
+_QUALIFIER_START = _letters(_QUALIFIERS, 0) + _letters(_QUALIFIERS, 1)
+_WORDS = (*_QUALIFIERS, *_NUMBER_WORDS)
+_STARTS: dict[str, str] = {
+    # A figure and the space or hyphen before its unit, or a qualifier or number word.
+    "duration": rf"(?=\d[\d.\s-]|{_letters(_WORDS, 0)}{_letters(_WORDS, 1)})",
+    "money": rf"(?=[£$€]|{_QUALIFIER_START})",
+    "percent": rf"(?=\d|{_QUALIFIER_START})",
+    "measure": rf"(?=\d|{_QUALIFIER_START})",
+    "number": rf"(?=\d|{_QUALIFIER_START})",
+    "temperature": rf"(?=[-\u2212\d]|{_QUALIFIER_START})",
+    "time": r"(?=[\dmn])",  # a clock figure, midday, midnight, noon (after the pattern's leading \b)
+    "date": r"(?=[\dADFJMNOSTW])",  # a figure, a weekday or a month (case sensitive)
+}
 _TIME_UNIT = (
     r"(?:(?:working|business|calendar|clear|full)\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)"
 )
@@ -79,36 +102,43 @@ _DAY = (
 # Compiled on first use, not at import (see `_pattern`).
 _PATTERNS: dict[str, Callable[[], re.Pattern[str]]] = {
     "money": lambda: re.compile(
-        _QUALIFIER
+        _STARTS["money"]
+        + _QUALIFIER
         + r"[£$€]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|m|bn|k)\b)?"
         + r"(?:\s+(?:a|per)\s+(?:month|year|week|case|delivery))?",
         re.IGNORECASE,
     ),
-    "percent": lambda: re.compile(_QUALIFIER + r"\d+(?:\.\d+)?\s?(?:%|per\s?cent\b)", re.IGNORECASE),
+    "percent": lambda: re.compile(
+        _STARTS["percent"] + _QUALIFIER + r"\d+(?:\.\d+)?\s?(?:%|per\s?cent\b)", re.IGNORECASE
+    ),
     # A clock time, or a range of them, with the day it falls on when the sentence names one.
     "time": lambda: re.compile(
-        rf"\b(?:{_CLOCK}(?:\s?(?:to|-|\u2013|until)\s?{_CLOCK})?|\d{{1,2}}\s?{_MERIDIEM}|midday|midnight|noon)"
+        r"\b" + _STARTS["time"] + rf"(?:{_CLOCK}(?:\s?(?:to|-|\u2013|until)\s?{_CLOCK})?"
+        rf"|\d{{1,2}}\s?{_MERIDIEM}|midday|midnight|noon)"
         rf"(?:\s+on\s+(?:{_DAY}|(?-i:{_CAPITALISED}\s+{_CAPITALISED})\b))?",
         re.IGNORECASE,
     ),
     "date": lambda: re.compile(
-        rf"(?:{_WEEKDAY},?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:\s+\d{{4}})?"
-        rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|{_MONTH}\s+\d{{4}}"
+        _STARTS["date"] + rf"(?:(?:{_WEEKDAY},?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:\s+\d{{4}})?"
+        rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|{_MONTH}\s+\d{{4}})"
     ),
     "year": lambda: re.compile(r"\b(?:19|20)\d{2}\b"),
     "weekday": lambda: re.compile(rf"\b{_WEEKDAY}s?\b"),
     "duration": lambda: re.compile(
-        _DURATION_START + _QUALIFIER + rf"(?:\d+(?:\.\d+)?|{_NUMBER_WORD})(?:\s|-){_TIME_UNIT}\b",
+        _STARTS["duration"] + _QUALIFIER + rf"(?:\d+(?:\.\d+)?|{_NUMBER_WORD})(?:\s|-){_TIME_UNIT}\b",
         re.IGNORECASE,
     ),
     "measure": lambda: re.compile(
-        _QUALIFIER + rf"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:\s?x\s?\d[\d,]*(?:\.\d+)?)?\s?{_MEASURE}\b",
+        _STARTS["measure"]
+        + _QUALIFIER
+        + rf"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:\s?x\s?\d[\d,]*(?:\.\d+)?)?\s?{_MEASURE}\b",
         re.IGNORECASE,
     ),
     "phone": lambda: re.compile(r"(?<![\w£$€.,])(?:\+44\s?|0)\d{2,4}(?:[\s-]?\d{3,4}){1,2}\b"),
     "code": lambda: re.compile(r"\b[A-Z]{2,}(?:-[A-Z0-9]+)+\b"),
     "temperature": lambda: re.compile(
-        _QUALIFIER
+        _STARTS["temperature"]
+        + _QUALIFIER
         + r"[-\u2212]?\d+(?:\.\d+)?\s?°\s?[CF]\b"
         + r"(?:\s+or\s+(?:colder|warmer|below|above|less|more))?",
         re.IGNORECASE,
@@ -116,7 +146,9 @@ _PATTERNS: dict[str, Callable[[], re.Pattern[str]]] = {
     # A bare figure, with its unit of measure if it has one; not a figure that starts a duration, nor a
     # year ("in 2025" counts nothing).
     "number": lambda: re.compile(
-        _QUALIFIER + r"(?<![\w:.\-\u2212])(?!(?:19|20)\d\d\b)\d[\d,]*(?:\.\d+)?(?![\w:%°])"
+        _STARTS["number"]
+        + _QUALIFIER
+        + r"(?<![\w:.\-\u2212])(?!(?:19|20)\d\d\b)\d[\d,]*(?:\.\d+)?(?![\w:%°])"
         rf"(?!\s+{_TIME_UNIT}\b)(?:\s?{_MEASURE}\b)?",
         re.IGNORECASE,
     ),

@@ -65,6 +65,10 @@ def stem(word: str) -> str:
 
 
 def _split_word(word: str) -> list[str]:
+    if word.isalpha():
+        # Letters only (most words): no apostrophe or joiner to split at, so what the lines below would
+        # give without the string replace, `re.split` and lists (each new word of a cold run comes here).
+        return [] if word in STOPWORDS else [stem(word)]
     word = word.replace("\u2019", "'")
     if "'" in word:
         # Clitics: "customer's" is "customer", "they're" is "they", "don't" keeps its "not".

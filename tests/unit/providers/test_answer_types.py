@@ -144,16 +144,23 @@ def test_hinted_kinds__text_without_the_hint__their_patterns_never_match() -> No
         assert answer_types._pattern(kind).search(re.sub(r"\d", "", text)), kind
 
 
-def test_duration_start__sample_corpus_and_every_case__same_durations_as_without_it() -> None:
-    """The lookahead that lets the duration pattern skip a position is implied by the pattern itself."""
+def test_starts__sample_corpus_and_edge_cases__same_matches_as_without_them() -> None:
+    """The lookahead that lets a kind's pattern pass over a position (`_STARTS`) is implied by the pattern
+    itself: with it and without it, the same matches."""
     from cairn_action.providers import answer_types
     from cairn_action.sample.generate import render_corpus
 
-    guarded = answer_types._pattern("duration")
-    plain = re.compile(guarded.pattern.removeprefix(answer_types._DURATION_START), guarded.flags)
-    assert plain.pattern != guarded.pattern
     text = "\n".join(render_corpus(7).values())
     text += " at least 3 days, AT MOST TWO WEEKS, within 12-month, Only one hour, every 2 working days"
     text += " no later than thirty minutes, fifteen calendar days, Eleven years, 4.5 hours, seven-day"
-    found = [m.span() for m in guarded.finditer(text)]
-    assert len(found) > 20 and found == [m.span() for m in plain.finditer(text)]
+    text += " Up To £1,250.50 a month, about $3bn, €40 per case, OVER 12.5 per cent, under 5%, 7 percent"
+    text += " 2,500 kg, no more than 3 x 4 litres, around -4 °C or colder, \u22122 °F, each 12 ml"
+    text += " by 16:30, 4.30 pm to 5 p.m. on Monday 3 June, Midnight on Tuesday, noon, 09.15 on Jo Bloggs"
+    text += " Wed 12 March 2025, Friday, 1st April, March 2025, September 4th, 2024, 31 december"
+    text += " \u017fix weeks, fewer than ten, \u0663 days, 12\n  hours, ten-\nyear, Over\t7 days, 0 7"
+    for kind, start in answer_types._STARTS.items():
+        guarded = answer_types._pattern(kind)
+        plain = re.compile(guarded.pattern.replace(start, "", 1), guarded.flags)
+        assert plain.pattern != guarded.pattern, kind
+        found = [m.span() for m in guarded.finditer(text)]
+        assert len(found) > 5 and found == [m.span() for m in plain.finditer(text)], kind
