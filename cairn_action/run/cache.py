@@ -6,6 +6,12 @@ Each entry is one JSON file, written to a temporary file and moved into place wi
 kill mid-write leaves either the old entry or none, never half of one. An entry that cannot be read is
 treated as a miss and noted (`problems`), never trusted.
 
+The entries of a namespace share its folder. Until issue 27's last round they were fanned out by the first
+byte of their address (`answer/ab/abcd....json`); a file system makes a new inode for every folder as for
+every file, and on a cold run of the sample those 63 folders beside the 72 entries were a visible share of
+the kernel's CPU (benchmarks/README.md, the offline floor). An entry at the old address is still found
+(`get` looks there after a miss at the new one), so no cache written before is paid for again.
+
 Entries are not fsynced one by one (72 fsyncs were most of an offline run on the sample: issue 27). A
 crash of Cairn or a `kill -9` loses nothing, since the kernel holds what was written; a power cut or a
 kernel crash can lose the entries of the last writeback interval (about 30 s on Linux), and a rerun pays
@@ -43,7 +49,7 @@ class CacheHit(Generic[T]):
 
 
 class ResultCache:
-    """Provider results on disk under `root`, one file per (namespace, key)."""
+    """Provider results on disk under `root`, one file per (namespace, key) in the namespace's folder."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
@@ -57,15 +63,22 @@ class ResultCache:
             return list(self._problems)
 
     def path_for(self, namespace: str, key: str) -> Path:
-        """Where the entry for `key` lives: the sha256 of namespace and key, fanned out by its first byte."""
+        """Where the entry for `key` is written: the sha256 of namespace and key, in the namespace folder."""
         digest = hashlib.sha256(f"{namespace}\0{key}".encode()).hexdigest()
-        return self.root / namespace / digest[:2] / f"{digest}.json"
+        return self.root / namespace / f"{digest}.json"
+
+    def fanned_path_for(self, namespace: str, key: str) -> Path:
+        """Where Cairn wrote the entry before: the same name, in a folder named by its first byte."""
+        path = self.path_for(namespace, key)
+        return path.parent / path.name[:2] / path.name
 
     def get(self, namespace: str, key: str, model: type[T]) -> CacheHit[T] | None:
         """The entry for `key` parsed as `model`, or None on a miss (or an unreadable entry)."""
         path = self.path_for(namespace, key)
         if not exists(path):
-            return None
+            path = self.fanned_path_for(namespace, key)  # written by an older Cairn: still paid for
+            if not exists(path):
+                return None
         try:
             raw = read_bytes(path, what="cache entry", limit=LIMIT_CACHE_ENTRY)
             entry = parse_json(raw.decode("utf-8"))

@@ -45,10 +45,26 @@ def test_cache__other_key_or_namespace__misses(tmp_path: Path) -> None:
 def test_cache__address__is_sha256_of_namespace_and_key(tmp_path: Path) -> None:
     # Stable across processes and machines: never Python's salted hash().
     digest = hashlib.sha256(b"answer\x00key-1").hexdigest()
-    assert (
-        ResultCache(tmp_path).path_for("answer", "key-1")
-        == tmp_path / "answer" / digest[:2] / f"{digest}.json"
-    )
+    assert ResultCache(tmp_path).path_for("answer", "key-1") == tmp_path / "answer" / f"{digest}.json"
+
+
+def test_cache__entry_at_the_older_fanned_out_address__still_a_hit_and_not_written_again(
+    tmp_path: Path,
+) -> None:
+    """A cache written before the entries shared their namespace's folder is not paid for again."""
+    digest = hashlib.sha256(b"answer\x00key-1").hexdigest()
+    ResultCache(tmp_path).put("answer", "key-1", RESULT, latency_ms=3.0)
+    older = tmp_path / "answer" / digest[:2] / f"{digest}.json"
+    older.parent.mkdir()
+    (tmp_path / "answer" / f"{digest}.json").rename(older)
+
+    cache = ResultCache(tmp_path)
+    hit = cache.get("answer", "key-1", AnswerResult)
+
+    assert hit is not None and hit.value == RESULT and hit.latency_ms == 3.0
+    assert cache.fanned_path_for("answer", "key-1") == older
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == [older]
+    assert cache.get("answer", "key-2", AnswerResult) is None and not cache.problems
 
 
 def test_cache__put__leaves_no_temporary_file(tmp_path: Path) -> None:
