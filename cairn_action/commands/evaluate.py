@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     import argparse
 
     from cairn_action.config import LoadedConfig
+    from cairn_action.golden.models import GoldenSet
     from cairn_action.golden.split import SplitName
     from cairn_action.report.models import Report
     from cairn_action.report.pipeline import WrittenReport
@@ -200,9 +201,15 @@ def _eval(args: argparse.Namespace) -> tuple[int, dict[str, object]]:
         return ExitCode.PASS, data
     run = as_run(outcome, cwd)
     # The run read and hashed the config's corpus in this process (a resumed artifact's header must
-    # match it): the scoring need not read it again.
+    # match it), and read the golden set: the scoring need not read them again.
     written = _score_and_report(
-        loaded, run, which=split, reports_dir=cwd / REPORTS_DIR, cwd=cwd, corpus_hash=run.header.corpus_hash
+        loaded,
+        run,
+        which=split,
+        reports_dir=cwd / REPORTS_DIR,
+        cwd=cwd,
+        corpus_hash=run.header.corpus_hash,
+        golden=outcome.golden,
     )
     return ExitCode.PASS, {**data, **_report_json(written, cwd)}
 
@@ -231,8 +238,9 @@ def _score_and_report(
     reports_dir: Path,
     cwd: Path,
     corpus_hash: str | None = None,
+    golden: GoldenSet | None = None,
 ) -> WrittenReport:
-    """Score a run, write the report (kept and latest), print the summary."""
+    """Score a run, write the report (kept and latest), print the summary. `golden`: see `score_run`."""
     from cairn_action.report.pipeline import report_from_run
     from cairn_action.report.summary import summary_lines
 
@@ -246,6 +254,7 @@ def _score_and_report(
         created_at=utc_now(),
         cairn_version=__version__,
         corpus_hash=corpus_hash,
+        golden=golden,
     )
     for line in summary_lines(written.report):
         print(line)

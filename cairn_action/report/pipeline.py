@@ -75,10 +75,14 @@ def score_run(
     created_at: str,
     cairn_version: str,
     corpus_hash: str | None = None,
+    golden: GoldenSet | None = None,
 ) -> Report:
     """Score `run` over slice `which` with the committed calibration; writes nothing. `corpus_hash`: see
-    `check_corpus_matches`."""
-    golden = load_golden(loaded.golden_path)
+    `check_corpus_matches`. `golden`: the set at `loaded.golden_path` as this process has just read it
+    whole (`cairn eval` after its run), instead of reading it again; one without its answers (a sealed
+    set's questions) is read again with the key."""
+    if golden is None or not golden.answers_held:
+        golden = load_golden(loaded.golden_path)
     check_corpus_matches(loaded, run, corpus_hash)
     check_records_match(run.header, run.records, golden, where=run.where)
     report = build_report(
@@ -114,10 +118,17 @@ def report_from_run(
     created_at: str,
     cairn_version: str,
     corpus_hash: str | None = None,
+    golden: GoldenSet | None = None,
 ) -> WrittenReport:
     """Score `run` over slice `which` with the committed calibration, and write both report files."""
     report = score_run(
-        loaded, run, which=which, created_at=created_at, cairn_version=cairn_version, corpus_hash=corpus_hash
+        loaded,
+        run,
+        which=which,
+        created_at=created_at,
+        cairn_version=cairn_version,
+        corpus_hash=corpus_hash,
+        golden=golden,
     )
     if which != "eval":
         # The baseline a pull request is gated against is an eval-split report: a calibration or `all`

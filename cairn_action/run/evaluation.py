@@ -11,7 +11,7 @@ import os
 import platform
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Protocol, TextIO
@@ -300,4 +300,4 @@ def execute_evaluation(
         log.write(f"{line}\n")
     for problem in deps.cache.problems:
         log.write(f"note: {problem}\n")
-    return outcome
+    return replace(outcome, golden=golden)

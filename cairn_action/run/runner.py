@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from cairn_action.errors import DataError, InfrastructureError
-from cairn_action.golden.models import GoldenCase
+from cairn_action.golden.models import GoldenCase, GoldenSet
 from cairn_action.run.artifact import ArtifactAppender, read_artifact, write_artifact
 from cairn_action.run.deps import CaseDeps
 from cairn_action.run.models import BUDGET_ERROR_PREFIX, CaseRecord, RunHeader
@@ -38,6 +38,9 @@ class RunOutcome:
     """Every sample of every case, in golden file order then sample order."""
     resumed_ids: frozenset[tuple[str, int]]
     """(case, sample) records kept from an earlier, interrupted run of the same artifact."""
+    golden: GoldenSet | None = None
+    """The golden set the run read (`run.evaluation.execute_evaluation` sets it), for scoring in the same
+    process without reading and validating the file again."""
 
     @property
     def first_pass(self) -> tuple[CaseRecord, ...]:
