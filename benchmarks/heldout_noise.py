@@ -358,7 +358,6 @@ def one_pair(pair: Pair, name: str, port: int, work: Path, corpus: Path, control
     return {
         "exit": gate.returncode,
         "decision": decision,
-        "text": json.dumps(decision),
         "changed": changed,
         "extra": extra,
         "judge_calls": sum(v for k, v in calls.items() if k[2] == "judge"),
@@ -380,12 +379,12 @@ def load_truth() -> Truth:
     return Truth([json.loads(x) for x in lines if x.strip()], {row["case_id"] for row in report["per_case"]})
 
 
-def summary(cell: str, rows: list[dict], pairs: dict[str, Pair]) -> dict:
+def summary(cell: str, rows: list[dict]) -> dict:
+    """One table row from the pairs' outcomes (the rows `--log` writes)."""
     n = len(rows)
     failed = [r for r in rows if r["exit"] == 1]
-    incomplete = sum(r["exit"] == 3 for r in rows)
-    shifted = sum(r["exit"] != 1 and SHIFTED in json.dumps(r["decision"]["decision"]) for r in rows)
-    reasons = Counter(x["code"] for r in failed for x in r["decision"]["decision"]["reasons"])
+    shifted = sum(r["exit"] != 1 and r["shifted"] for r in rows)
+    reasons = Counter(x["code"] for r in failed for x in r["reasons"])
     changed = sum(len(r["changed"]) for r in rows)
     ratios = [r["extra"] / len(r["changed"]) for r in rows if r["changed"]]
     if cell == "badday":
@@ -398,7 +397,7 @@ def summary(cell: str, rows: list[dict], pairs: dict[str, Pair]) -> dict:
         "cell": cell,
         "pairs": n,
         "failed": wilson(len(failed), n),
-        "incomplete": incomplete,
+        "incomplete": sum(r["exit"] == 3 for r in rows),
         "reasons": ", ".join(f"{k} {v}" for k, v in reasons.most_common()) or "-",
         "shifted": wilson(shifted, n),
         "changed": f"{changed / n:.1f}",
@@ -409,17 +408,35 @@ def summary(cell: str, rows: list[dict], pairs: dict[str, Pair]) -> dict:
     }
 
 
-def blamed_cases(rows: list[dict], pairs: dict[str, Pair]) -> list[str]:
-    """Each case named by a failing reason of a same-system pair, with its flip rate in that pair."""
-    out = []
-    for r in rows:
-        for reason in r["decision"]["decision"]["reasons"] if r["exit"] == 1 else []:
-            subject = reason.get("subject")
-            f = pairs[r["name"]].flip.get(subject) if subject else None
-            out.append(
-                f"{r['name']}: {reason['code']} {subject or ''}" + (f" (f {f:.2f})" if f is not None else "")
-            )
-    return out
+def outcome(pair: Pair, out: dict, args: argparse.Namespace) -> dict:
+    """What is kept of a pair: exit, the failing reasons (with the flip rate of each case they name)."""
+    reasons = out["decision"]["decision"]["reasons"] if out["exit"] == 1 else []
+    row = {k: out[k] for k in ("exit", "changed", "extra", "judge_calls", "broken")}
+    row |= {"name": f"{pair.cell}-{pair.index}", "cell": pair.cell, "seed": args.seed, "q": args.q}
+    row["reasons"] = [{k: x.get(k) for k in ("code", "subject", "message")} for x in reasons]
+    row["flip_of_subjects"] = {
+        x["subject"]: pair.flip[x["subject"]] for x in reasons if x.get("subject") in pair.flip
+    }
+    row["shifted"] = SHIFTED in json.dumps(out["decision"]["decision"])
+    return row
+
+
+def table(results: dict[str, list[dict]]) -> list[str]:
+    head = ["cell", "pairs", "gate failed (95 % Wilson)", "incomplete", "reasons (failed pairs)"]
+    head += ["says shifted, not failed", "changed cases/pair", "extra asks per changed case (max)"]
+    head += ["PR judge calls (median)", "goal", ""]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += [
+        "| " + " | ".join(str(v) for v in summary(c, rows).values()) + " |" for c, rows in results.items()
+    ]
+    for cell in ("null", "badday"):  # every case a same-system pair was failed for, with its flip rate there
+        for r in results.get(cell, []):
+            for x in r["reasons"]:
+                f = r["flip_of_subjects"].get(x["subject"])
+                lines.append(
+                    f"- {r['name']}: {x['code']} {x['subject'] or ''}" + (f" (f {f:.2f})" if f else "")
+                )
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -433,7 +450,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--control", choices=["base", "probe"], default="base")
     parser.add_argument("--jobs", type=int, default=2, help="pairs run at once")
     parser.add_argument("--log", type=Path, default=None, help="append each pair's outcome here (JSONL)")
+    parser.add_argument(
+        "--from-log", type=Path, default=None, help="print the table of a --log file and stop"
+    )
     args = parser.parse_args(argv)
+    if args.from_log:
+        logged: dict[str, list[dict]] = {}
+        for line in args.from_log.read_text().splitlines():
+            row = json.loads(line)
+            logged.setdefault(row.get("cell") or row["name"].rsplit("-", 1)[0], []).append(row)
+        print("\n".join(table(logged)))
+        return 0
     pairs_n = args.pairs or (12 if args.quick else 80)
     null_n = args.null_pairs or (30 if args.quick else 200)
     truth = load_truth()
@@ -445,32 +472,25 @@ def main(argv: list[str] | None = None) -> int:
     run([CAIRN, "corpus", "generate", "--out", str(corpus)], work)
     started, cpu0 = time.monotonic(), os.times()
     results: dict[str, list[dict]] = {}
-    pairs: dict[str, Pair] = {}
     log_lock = threading.Lock()
 
     def job(cell: str, i: int) -> dict:
         name = f"{cell}-{i}"
-        pair = pairs[name] = Handler.pairs[name] = Pair(truth, args, cell, i)
-        out = one_pair(pair, name, port, work / name, corpus, args.control)
+        pair = Handler.pairs[name] = Pair(truth, args, cell, i)
+        row = outcome(pair, one_pair(pair, name, port, work / name, corpus, args.control), args)
         shutil.rmtree(work / name, ignore_errors=True)
-        out["name"] = name
+        del Handler.pairs[name]
         if args.log:
-            reasons = out["decision"]["decision"]["reasons"] if out["exit"] == 1 else []
-            subjects = {x.get("subject"): pair.flip.get(x.get("subject")) for x in reasons}
-            row = {k: out[k] for k in ("name", "exit", "changed", "extra", "judge_calls", "broken")}
-            row |= {"reasons": reasons, "flip_of_subjects": subjects, "seed": args.seed, "q": args.q}
-            row["shifted"] = SHIFTED in json.dumps(out["decision"]["decision"])
             with log_lock, args.log.open("a") as handle:
                 handle.write(json.dumps(row) + "\n")
-        return out
+        return row
 
     try:
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             for cell in args.cells:
                 n = null_n if cell == "null" else pairs_n
                 results[cell] = list(pool.map(lambda i, c=cell: job(c, i), range(n)))
-                row = summary(cell, results[cell], pairs)
-                print("| " + " | ".join(str(v) for v in row.values()) + " |", file=sys.stderr, flush=True)
+                print(table({cell: results[cell]})[2], file=sys.stderr, flush=True)
     except HarnessError as exc:
         print(f"harness error: {exc}", file=sys.stderr)
         return 2
@@ -479,17 +499,8 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     wall, cpu1 = time.monotonic() - started, os.times()
     cpu = sum(cpu1[k] - cpu0[k] for k in range(4))
-    head = ["cell", "pairs", "gate failed (95 % Wilson)", "incomplete", "reasons (failed pairs)"]
-    head += ["says shifted, not failed", "changed cases/pair", "extra asks per changed case (max)"]
-    head += ["PR judge calls (median)", "goal", ""]
     print(f"seed {args.seed}, judge q {args.q}, control {args.control}; wall {wall:.0f} s, CPU {cpu:.0f} s")
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
-    for cell, rows in results.items():
-        print("| " + " | ".join(str(v) for v in summary(cell, rows, pairs).values()) + " |")
-    for cell in ("null", "badday"):
-        for line in blamed_cases(results.get(cell, []), pairs):
-            print(f"- {line}")
+    print("\n".join(table(results)))
     return 0
 
 
