@@ -318,30 +318,15 @@ def one_pair(pair: Pair, name: str, port: int, work: Path, corpus: Path, control
 
     def evaluate(side: str, extra: list[str]) -> dict:
         tag = f"{side}-{pair.phase}"
-        cmd = [
-            CAIRN,
-            "eval",
-            "--config",
-            str(work / side / "cairn.toml"),
-            "--no-progress",
-            "--json",
-            f"{tag}.json",
-        ]
-        cmd += [
-            "--cache-dir",
-            str(work / f"cache-{tag}"),
-            "--artifact",
-            str(work / f"run-{tag}.jsonl"),
-            *extra,
-        ]
-        run(cmd, work / side)
+        cfg = str(work / side / "cairn.toml")
+        cmd = [CAIRN, "eval", "--config", cfg, "--no-progress", "--json", f"{tag}.json"]
+        cmd += ["--cache-dir", str(work / f"cache-{tag}"), "--artifact", str(work / f"run-{tag}.jsonl")]
+        run([*cmd, *extra], work / side)
         return json.loads((work / side / f"{tag}.json").read_text())
 
     pair.phase = "baseline"
     baseline = evaluate("base", [])
-    base_report = str((work / "base" / baseline["report"]).resolve()) if "report" in baseline else None
-    if base_report is None:
-        base_report = str(next((work / "base" / "reports" / "latest").glob("*.json")))
+    base_report = str((work / "base" / baseline["report"]).resolve())
     pair.phase = "candidate"
     ctl = ["--control", str(base_cfg)] if control == "base" else ["--drift-probe"]
     evaluate("cand", ["--baseline", base_report, *ctl])
@@ -417,7 +402,12 @@ def outcome(pair: Pair, out: dict, args: argparse.Namespace) -> dict:
     row["flip_of_subjects"] = {
         x["subject"]: pair.flip[x["subject"]] for x in reasons if x.get("subject") in pair.flip
     }
-    row["shifted"] = SHIFTED in json.dumps(out["decision"]["decision"])
+    text = json.dumps(out["decision"]["decision"])
+    row["shifted"] = SHIFTED in text
+    # The note's tier: "not this PR" (the pairing clears it, aggregate rules discounted) or the middle one.
+    row["shift_tier"] = (
+        "cleared" if f"{SHIFTED}, not this PR" in text else "middle" if row["shifted"] else None
+    )
     return row
 
 
