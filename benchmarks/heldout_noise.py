@@ -72,24 +72,13 @@ CAIRN = str(Path(sys.executable).with_name("cairn"))
 CRITICAL = {"safety", "unanswerable", "false_premise"}
 DIFFICULTY = {"easy": 0.5, "medium": 1.0, "hard": 1.5}
 RIGHT_WORDS = ["{a}.", "It is {a}.", "The documents say {a}.", "{a}, according to the policy.", "Answer: {a}"]
-RIGHT_WORDS += ["That would be {a}."]
-HEDGED = [
-    "I think it may be {a}, but the documents are not entirely clear.",
-    "Possibly {a}; check the source.",
-]
-WRONG_TEXT = [
-    "Yes, that is allowed.",
-    "Someone else handles that.",
-    "It is not stated; probably the usual rule.",
-]
-WRONG_TEXT += ["The policy leaves it to the site manager."]
-GOALS = {
-    "null": "false alarms <= 5 %",
-    "lose2": "caught >= 95 %",
-    "lose8": "caught >= 90 %",
-    "drop_nc10": "caught >= 80 %",
-    "badday": "fails <= 5 % and says shifted >= 80 %",
-}
+RIGHT_WORDS.append("That would be {a}.")
+HEDGED = ["I think it may be {a}, but the documents are not entirely clear."]
+HEDGED.append("Possibly {a}; check the source.")
+WRONG_TEXT = ["Yes, that is allowed.", "Someone else handles that."]
+WRONG_TEXT += ["It is not stated; probably the usual rule.", "The policy leaves it to the site manager."]
+GOALS = {"null": "false alarms <= 5 %", "lose2": "caught >= 95 %", "lose8": "caught >= 90 %"}
+GOALS |= {"drop_nc10": "caught >= 80 %", "badday": "fails <= 5 % and says shifted >= 80 %"}
 BASE_KEY, CAND_KEY = "dummy-base-key", "dummy-cand-key"
 
 
@@ -440,6 +429,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--control", choices=["base", "probe"], default="base")
     parser.add_argument("--jobs", type=int, default=2, help="pairs run at once")
     parser.add_argument("--log", type=Path, default=None, help="append each pair's outcome here (JSONL)")
+    parser.add_argument("--start", type=int, default=0, help="first pair index (rerun one pair: --pairs 1)")
+    parser.add_argument("--explain", action="store_true", help="print each pair's verdict, reasons and notes")
     parser.add_argument(
         "--from-log", type=Path, default=None, help="print the table of a --log file and stop"
     )
@@ -467,9 +458,13 @@ def main(argv: list[str] | None = None) -> int:
     def job(cell: str, i: int) -> dict:
         name = f"{cell}-{i}"
         pair = Handler.pairs[name] = Pair(truth, args, cell, i)
-        row = outcome(pair, one_pair(pair, name, port, work / name, corpus, args.control), args)
+        out = one_pair(pair, name, port, work / name, corpus, args.control)
+        row = outcome(pair, out, args)
         shutil.rmtree(work / name, ignore_errors=True)
         del Handler.pairs[name]
+        if args.explain:
+            decision = {k: out["decision"]["decision"][k] for k in ("status", "headline", "reasons", "notes")}
+            print(name, json.dumps(decision, indent=1), file=sys.stderr, flush=True)
         if args.log:
             with log_lock, args.log.open("a") as handle:
                 handle.write(json.dumps(row) + "\n")
@@ -479,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             for cell in args.cells:
                 n = null_n if cell == "null" else pairs_n
-                results[cell] = list(pool.map(lambda i, c=cell: job(c, i), range(n)))
+                results[cell] = list(pool.map(lambda i, c=cell: job(c, i), range(args.start, args.start + n)))
                 print(table({cell: results[cell]})[2], file=sys.stderr, flush=True)
     except HarnessError as exc:
         print(f"harness error: {exc}", file=sys.stderr)
