@@ -130,7 +130,8 @@ def control_runner(
             judge = TrustedJudge(config=trusted.config or Config(), where=trusted.where)
             mode = "deterministic" if judge.deterministic else "sampled"
             spent = candidate.notes.extra_samples.samples
-            samples = control_samples(policy_of(baseline, source="the baseline").baseline_samples)
+            wanted = policy_of(baseline, source="the baseline").baseline_samples
+            samples = control_samples(wanted, changed=len(changed), spent=spent)
 
             def probe(control_asks: int) -> list[str]:
                 size = probe_size(len(changed), spent + control_asks)

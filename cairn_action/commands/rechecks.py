@@ -232,9 +232,11 @@ def run_control(
     # test) does not cost the pull request more asks. The candidate's own extra samples are its evidence,
     # not the control's. The drift probe (unchanged cases, asked once) measures the environment where this
     # change cannot have moved it (gate/control.py).
-    samples = control_samples(policy_of(baseline, source=str(baseline_path)).baseline_samples)
+    spent = scored.notes.extra_samples.samples
+    wanted = policy_of(baseline, source=str(baseline_path)).baseline_samples
+    samples = control_samples(wanted, changed=len(changed), spent=spent)
     plan = {case: samples for case in changed}
-    size = probe_size(len(changed), scored.notes.extra_samples.samples + sum(plan.values()))
+    size = probe_size(len(changed), spent + sum(plan.values()))
     probe = probe_cases(baseline, exclude=set(changed), size=size, seed=outcome.path.stem)
     plan.update({case: 1 for case in probe})
     cases = tuple(c for c in golden.cases if c.id in plan)

@@ -267,6 +267,21 @@ def test_probe_cases__seeded_sample_of_first_right_cases__same_seed_same_cases_c
     assert probe_cases(report("noisy_baseline"), exclude=set(), size=10, seed="x") == []
 
 
+def test_control_samples__mostly_known_flaky_changes__base_asked_less_extra_calls_within_10_each() -> None:
+    from cairn_action.gate.control import MAX_EXTRA_PER_CHANGED, control_samples, probe_size
+
+    assert control_samples(10) == 3 and control_samples(2) == 2
+    assert control_samples(10, changed=1, spent=4) == 3  # one confirmed case: 4 re-asks leave room for 3
+    # The held-out harness's pair: 7 changed cases, 5 known flaky (9 re-asks each) and 2 confirmed (4 each).
+    assert control_samples(10, changed=7, spent=5 * 9 + 2 * 4) == 2
+    assert control_samples(10, changed=1, spent=9) == 1
+    for changed in range(1, 15):
+        for spent in range(4 * changed, 9 * changed + 1):
+            asks = changed * control_samples(10, changed=changed, spent=spent)
+            total = spent + asks + probe_size(changed, spent + asks)
+            assert total <= MAX_EXTRA_PER_CHANGED * changed, (changed, spent)
+
+
 def test_gate_with_probe__unchanged_cases_moved_as_a_block__incomplete_exit_3_and_no_case_blamed() -> None:
     baseline = _sampled(report("noisy_baseline"))
     _, candidate = _candidate(
