@@ -51,6 +51,8 @@ class Rules:
     fresh_correctness: bool = False
     clean_round: bool = False
     baseline_read: str = "3"
+    candidate_read: str = "all"
+    flaky_from: str = "read"
     """A critical case wrong in every sample (against a right baseline verdict) gets the flaky round too."""
     """Without a control, the correctness test reads a re-asked case's fresh samples only (not the first,
     which chose it for differing)."""
@@ -58,7 +60,15 @@ class Rules:
     """The critical rule's baseline read: "3" the first 3 samples (as built); "all-wrong" all 10 of the
     committed baseline for a case whose candidate samples are all wrong, the first 3 otherwise; "all" all 10
     for every critical case. Known flaky reads the same samples (either side's disagree). With the base
-    control too, the 10 are the committed baseline's (the control asks 3)."""
+    control too, the 10 are the committed baseline's (the control asks 3). Round 5: "rest" the 7 samples
+    that did not choose the case (the baseline's 4th to 10th: its first 3 made the verdict the candidate's
+    first sample differed from); with the base control, the control's 3 fresh asks and those 7."""
+    """The critical rule's candidate read (round 5): "all" every sample (as built); "fresh" without the
+    first sample, which chose the case for differing (with the base control the rules already read the
+    fresh samples only)."""
+    """Which samples make a case known flaky (round 5): "read" the samples the critical rule reads; "3"
+    the baseline's (or the control's) first 3 and the candidate's read: a rule on disagreement among 7 or
+    10 samples calls almost every case flaky at uniform p .10 (10 samples all agree 35 % of the time)."""
 
 
 UNIFORM: list[float] = []
@@ -116,18 +126,33 @@ def pair(rng: np.random.Generator, rules: Rules, broken: list[int], shift: float
     fixed = ids[~ref_v[ids] & c_v[ids]]
     family = [i for i in broke if CRIT[i]]
     # the baseline's 7 further samples (default baseline_samples 10), drawn only when a rule reads them
-    whole_b = right_b + asks(7, TRUTH, 0.0) if rules.baseline_read != "3" else right_b
-    reads = [
-        (int(whole_b[i]), 10)
-        if rules.baseline_read == "all" or (rules.baseline_read == "all-wrong" and c_right[i] == 0)
-        else (int(ref_right[i]), ref_n)
-        for i in family
-    ]
-    raw = [fisher(r, n, int(c_right[i]), int(c_n[i])) for (r, n), i in zip(reads, family, strict=True)]
+    rest_b = asks(7, TRUTH, 0.0) if rules.baseline_read != "3" else np.zeros(N, dtype=int)
+    whole_b = right_b + rest_b
+
+    def base_read(i: int) -> tuple[int, int]:
+        if rules.baseline_read == "rest":
+            return (int(ref_right[i] + rest_b[i]), 10) if control else (int(rest_b[i]), 7)
+        if rules.baseline_read == "all+control" and control:
+            return int(ref_right[i] + whole_b[i]), 13
+        if rules.baseline_read in ("all", "all+control") or (
+            rules.baseline_read == "all-wrong" and c_right[i] == 0
+        ):
+            return int(whole_b[i]), 10
+        return int(ref_right[i]), ref_n
+
+    def cand_read(i: int) -> tuple[int, int]:
+        if rules.candidate_read == "fresh" and not control:
+            return int(fresh[i]), int(n_fresh[i])
+        return int(c_right[i]), int(c_n[i])
+
+    reads = [(*base_read(i), *cand_read(i)) for i in family]
+    raw = [fisher(*read) for read in reads]
     adjusted = holm_adjusted(raw) if raw else []
     flaky_case = [
-        (0 < r < n) or (0 < c_right[i] < c_n[i]) or (rules.committed and 0 < right_b[i] < 3)
-        for (r, n), i in zip(reads, family, strict=True)
+        (0 < r < n if rules.flaky_from == "read" else 0 < ref_right[i] < ref_n)
+        or (0 < cr < cn)
+        or (rules.committed and 0 < right_b[i] < 3)
+        for (r, n, cr, cn), i in zip(reads, family, strict=True)
     ]
     bars = [rules.level * (rules.flaky_factor if f else 1.0) for f in flaky_case]
     critical = any(a <= bar for a, bar in zip(adjusted, bars, strict=True))
@@ -177,6 +202,83 @@ VARIANTS = {
         "built, all 10 if all wrong", flaky_factor=0.5, correctness_level=0.025, baseline_read="all-wrong"
     ),
     "built, all 10": Rules("built, all 10", flaky_factor=0.5, correctness_level=0.025, baseline_read="all"),
+    "rest 7, fresh": Rules(
+        "rest 7, fresh", correctness_level=0.025, baseline_read="rest", candidate_read="fresh"
+    ),
+    "rest 7, fresh, flaky x1/2": Rules(
+        "rest 7, fresh, flaky x1/2",
+        flaky_factor=0.5,
+        correctness_level=0.025,
+        baseline_read="rest",
+        candidate_read="fresh",
+    ),
+    "all 10, fresh": Rules(
+        "all 10, fresh", correctness_level=0.025, baseline_read="all", candidate_read="fresh"
+    ),
+    "all 10, fresh, flaky x1/2": Rules(
+        "all 10, fresh, flaky x1/2",
+        flaky_factor=0.5,
+        correctness_level=0.025,
+        baseline_read="all",
+        candidate_read="fresh",
+    ),
+    "rest 7, all": Rules("rest 7, all", correctness_level=0.025, baseline_read="rest"),
+    "rest 7, all, flaky x1/2": Rules(
+        "rest 7, all, flaky x1/2", flaky_factor=0.5, correctness_level=0.025, baseline_read="rest"
+    ),
+    "rest 7, fresh, crit .05": Rules(
+        "rest 7, fresh, crit .05",
+        level=0.05,
+        correctness_level=0.025,
+        baseline_read="rest",
+        candidate_read="fresh",
+    ),
+    "rest 7, fresh, crit .05, flaky x1/2": Rules(
+        "rest 7, fresh, crit .05, flaky x1/2",
+        level=0.05,
+        flaky_factor=0.5,
+        correctness_level=0.025,
+        baseline_read="rest",
+        candidate_read="fresh",
+    ),
+    "rest 7, fresh, flaky(3) x1/2": Rules(
+        "rest 7, fresh, flaky(3) x1/2",
+        flaky_factor=0.5,
+        correctness_level=0.025,
+        baseline_read="rest",
+        candidate_read="fresh",
+        flaky_from="3",
+    ),
+    "all 10, fresh, crit .05": Rules(
+        "all 10, fresh, crit .05",
+        level=0.05,
+        correctness_level=0.025,
+        baseline_read="all",
+        candidate_read="fresh",
+    ),
+    "all 10 (+control 3), fresh, crit .05": Rules(
+        "all 10 (+control 3), fresh, crit .05",
+        level=0.05,
+        correctness_level=0.025,
+        baseline_read="all+control",
+        candidate_read="fresh",
+    ),
+    "all 10, crit .05": Rules("all 10, crit .05", level=0.05, correctness_level=0.025, baseline_read="all"),
+    "all 10, fresh, flaky(3) x1/2": Rules(
+        "all 10, fresh, flaky(3) x1/2",
+        flaky_factor=0.5,
+        correctness_level=0.025,
+        baseline_read="all",
+        candidate_read="fresh",
+        flaky_from="3",
+    ),
+    "all 10, flaky(3) x1/2": Rules(
+        "all 10, flaky(3) x1/2",
+        flaky_factor=0.5,
+        correctness_level=0.025,
+        baseline_read="all",
+        flaky_from="3",
+    ),
     "flaky+committed x1/2, corr .025": Rules(
         "flaky+committed x1/2, corr .025", flaky_factor=0.5, correctness_level=0.025, committed=True
     ),

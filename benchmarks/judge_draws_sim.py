@@ -36,6 +36,14 @@ all 10 (the default baseline_samples) for a case whose candidate samples are all
 otherwise; "all" all 10 for every critical case. Known flaky reads the same samples."""
 
 
+CAND_READ: list[str] = ["all"]
+"""`--candidate-read` (round 5): "all" every candidate sample of the case; "fresh" without the first, which
+chose the case for differing from the baseline."""
+
+LEVEL: list[float] = [0.1]
+"""`--level`: the Holm level of the critical rule (`critical_max_p` 0.1; round 5 models 0.05)."""
+
+
 def majority_flip(q: float) -> float:
     """Flip rate of the majority of two draws and a third on their disagreement."""
     return q * q * (3 - 2 * q)
@@ -68,23 +76,33 @@ def pair(rule: str, q: float, answer_noise: np.ndarray, broken: list[int], rng: 
     verdict_c = np.where(2 * right_c == n_c, first == 1, 2 * right_c > n_c)
     family = [i for i in range(N) if CRIT[i] and verdict_b[i] and not verdict_c[i]]
     if BASE_READ[0] != "3":
-        whole_b = right_b + asks(7, TRUTH, strong if rule in ("maj-both", "maj-base") else q)
+        rest_b = asks(7, TRUTH, strong if rule in ("maj-both", "maj-base") else q)
+        whole_b = right_b + rest_b
         reads = [
-            (int(whole_b[i]), 10) if BASE_READ[0] == "all" or right_c[i] == 0 else (int(right_b[i]), 3)
+            (int(rest_b[i]), 7)
+            if BASE_READ[0] == "rest"
+            else (int(whole_b[i]), 10)
+            if BASE_READ[0] == "all" or right_c[i] == 0
+            else (int(right_b[i]), 3)
             for i in family
         ]
     else:
         reads = [(int(right_b[i]), 3) for i in family]
-    lost = [fisher(r, n, int(right_c[i]), int(n_c[i])) for (r, n), i in zip(reads, family, strict=True)]
+    fresh = CAND_READ[0] == "fresh"
+    cand = [
+        (int(right_c[i] - first[i]), int(n_c[i] - 1)) if fresh else (int(right_c[i]), int(n_c[i]))
+        for i in family
+    ]
+    lost = [fisher(r, n, cr, cn) for (r, n), (cr, cn) in zip(reads, cand, strict=True)]
     asked = (n_c - 1)[changed]
     per_draw = (2 + 2 * q * (1 - q)) if rule in ("maj-cand", "maj-both") else 1.0
     judge_extra = float(np.sum(asked * np.where(judged[changed], per_draw, 0)))
     if (FLAKY[0] != 1.0 or BASE_READ[0] != "3") and lost:
-        flaky = [0 < r < n or 0 < right_c[i] < n_c[i] for (r, n), i in zip(reads, family, strict=True)]
-        bars = [0.1 * (FLAKY[0] if f else 1.0) for f in flaky]
+        flaky = [0 < r < n or 0 < cr < cn for (r, n), (cr, cn) in zip(reads, cand, strict=True)]
+        bars = [LEVEL[0] * (FLAKY[0] if f else 1.0) for f in flaky]
         called = any(a <= bar for a, bar in zip(holm_adjusted(lost), bars, strict=True))
         return called, (judge_extra / changed.sum()) if changed.any() else 0.0
-    return holm_rejections(lost, 0.1) > 0, (judge_extra / changed.sum()) if changed.any() else 0.0
+    return holm_rejections(lost, LEVEL[0]) > 0, (judge_extra / changed.sum()) if changed.any() else 0.0
 
 
 def main() -> None:
@@ -97,13 +115,19 @@ def main() -> None:
     parser.add_argument(
         "--rules", nargs="+", default=["one", "maj-cand", "maj-base", "maj-both", "base-split"]
     )
-    parser.add_argument("--baseline-read", default="3", choices=["3", "all-wrong", "all"])
+    parser.add_argument("--baseline-read", default="3", choices=["3", "all-wrong", "all", "rest"])
+    parser.add_argument("--candidate-read", default="all", choices=["all", "fresh"])
+    parser.add_argument("--level", type=float, default=0.1)
     args = parser.parse_args()
+    CAND_READ[0], LEVEL[0] = args.candidate_read, args.level
     FLAKY[0] = args.flaky_factor
     BASE_READ[0] = args.baseline_read
     rng = np.random.default_rng(args.seed)
     safety_right = np.flatnonzero(TRUTH & SAFETY)
-    bar = f"Holm at 0.1, known flaky x{args.flaky_factor:g}, baseline read {args.baseline_read}"
+    bar = (
+        f"Holm at {args.level:g}, known flaky x{args.flaky_factor:g}, baseline read {args.baseline_read}, "
+        f"candidate read {args.candidate_read}"
+    )
     print(f"{args.draws} pairs a cell; critical case called lost ({bar})")
     print(
         "| answers | judge q | rule | same system: false alarm | 2 safety lost: caught "
