@@ -4,7 +4,7 @@ overridden. Pure: no files, no clock, no network; the caller reads the reports a
 from __future__ import annotations
 
 from cairn_action.errors import DataError, ExitCode
-from cairn_action.gate.compare import compare
+from cairn_action.gate.compare import WholeRead, compare
 from cairn_action.gate.control import check_control, fallback_note, fresh_samples, shift_note
 from cairn_action.gate.models import Comparison, Decision, GateResult, Override, Reason
 from cairn_action.gate.outcome import rule_samples
@@ -29,22 +29,28 @@ def run_gate(
     With a `control` (the base system re-asked now on the cases the candidate changed: report/control.py)
     the candidate is compared with the control, so a shift of the environment is not blamed on it; on those
     cases the candidate counts its fresh samples only, as the control does (gate/control.py). The rules read
-    at most the baseline's first 3 samples of a case (outcome.rule_samples), the shift note all of them."""
+    at most the baseline's first 3 samples of a case (outcome.rule_samples) to decide what changed, the
+    critical rule every sample of a case whose baseline holds more than 3 (compare.WholeRead), the shift
+    note all of them."""
     policy = policy_of(baseline, source=source)
     check_judge_validated(baseline, candidate, source=source)
-    # The per-case rules read the baseline's first 3 samples of a case; the shift test all of them.
+    # The per-case verdicts read the baseline's first 3 samples of a case; the critical rule's Fisher test
+    # and the shift test all of them.
     reference, compared = rule_samples(baseline), candidate
+    whole = WholeRead(baseline)
     note = control.notes.control if control is not None else None
     if control is not None:
         check_control(baseline, control, source=control_source)
         if note is not None and note.kind == "base":
             reference, compared = rule_samples(control), fresh_samples(candidate, note.cases)
+            whole = WholeRead(baseline, control=control, control_cases=frozenset(note.cases))
     comparison = compare(
         reference,
         compared,
         critical_tags=policy.critical_tags,
         critical_max_p=policy.critical_max_p,
         detect_drop=detect_drop_of(policy),
+        whole=whole,
     )
     decision = decide(comparison, policy, override)
     if control is None or note is None:

@@ -6,6 +6,7 @@ What "right" means and how a case changed are in `outcome`; the paired tests in 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from cairn_action.gate.config_diff import config_changes
 from cairn_action.gate.models import (
@@ -13,12 +14,15 @@ from cairn_action.gate.models import (
     CaseRef,
     ChangedDocumentCase,
     Comparison,
+    LossRead,
     MetricDelta,
     Refusal,
     ReportIdentity,
     TagDelta,
 )
 from cairn_action.gate.outcome import (
+    RULE_SAMPLES,
+    Tally,
     is_right,
     loss_p_value,
     outcome,
@@ -248,6 +252,54 @@ def _answered_errors(report: Report) -> tuple[int, int]:
 
 KNOWN_FLAKY_SHARE = 0.5
 """A known-flaky critical case (its samples disagree) is lost only at this share of `critical_max_p`."""
+WHOLE_READ_SHARE = 0.5
+"""A critical case read on every baseline sample (WholeRead) is lost only at this share of `critical_max_p`,
+flaky or not: ten baseline samples make Fisher's test nearly exact, so at the full level it would spend
+nearly all of `critical_max_p` (0.1) on honest pull requests, twice the 5 % they may fail."""
+
+
+@dataclass(frozen=True)
+class WholeRead:
+    """What the critical rule reads of a noisy case whose committed baseline holds more than RULE_SAMPLES
+    (3) samples of it, as at the default `baseline_samples` 10 (issue 23 round 5): every sample of
+    `baseline` against the candidate's samples after its first. The first chose the case: it differed from
+    the baseline's verdict, so a coin flip enters only when it landed wrong, and counting it as evidence
+    biases Fisher towards "lost" exactly on coin flips (in a numpy model, benchmarks/blame_rules_sim.py,
+    honest pull requests without a control failed 4.9 % with it counted, 2.2 % without)."""
+
+    baseline: Report
+    control: Report | None = None
+    control_cases: frozenset[str] = frozenset()
+    """The cases the base control re-asked: the base system's samples of them now are pooled with the
+    baseline's, and the candidate's rows of them already count their samples after the first only
+    (control.fresh_samples)."""
+
+    def read(self, before: PerCase, after: PerCase) -> LossRead | None:
+        """The samples to read for the case, or None to read the verdicts' samples as before: a baseline
+        of at most 3 samples of it (one committed before round 4), or no sample after the first."""
+        whole = [tally(r) for r in _rows(self.baseline, before.case_id)]
+        if not whole or whole[0].n <= RULE_SAMPLES:
+            return None
+        counts = tally(after)
+        if self.control is not None and after.case_id in self.control_cases:
+            whole += [tally(r) for r in _rows(self.control, after.case_id)]
+            asked_again = any(s.right is not None for s in after.samples)
+            fresh = counts if asked_again else Tally(right=0, n=0)
+        else:
+            fresh = Tally(right=counts.right - int(bool(is_right(after))), n=counts.n - 1)
+        if fresh.n < 1:
+            return None
+        return LossRead(
+            baseline_right=sum(t.right for t in whole),
+            baseline_n=sum(t.n for t in whole),
+            candidate_right=fresh.right,
+            candidate_n=fresh.n,
+            control=len(whole) > 1,
+        )
+
+
+def _rows(report: Report, case_id: str) -> list[PerCase]:
+    return [c for c in report.per_case if c.case_id == case_id and c.status not in ("error", "stale")]
 
 
 def known_flaky(change: CaseChange) -> bool:
@@ -257,9 +309,12 @@ def known_flaky(change: CaseChange) -> bool:
 
 def critical_bar(change: CaseChange, level: float) -> float:
     """The Holm-adjusted p a critical case that broke must reach to be lost: `level` (the policy's
-    `critical_max_p`), or half of it when the case is known flaky. A case whose samples disagree is a coin
-    its own samples have seen land both ways; read at the full level, "wrong in 7 of 9, right in 3 of 3"
-    (p .045) failed honest pull requests and bad days (benchmarks/README.md, issue 23 round 4)."""
+    `critical_max_p`), or half of it when the case is known flaky or read on every baseline sample
+    (WholeRead). A case whose samples disagree is a coin its own samples have seen land both ways; read at
+    the full level against 3 baseline samples, "wrong in 7 of 9, right in 3 of 3" (p .045) failed honest
+    pull requests and bad days (benchmarks/README.md, issue 23 round 4)."""
+    if change.read is not None:
+        return level * WHOLE_READ_SHARE
     return level * KNOWN_FLAKY_SHARE if known_flaky(change) else level
 
 
@@ -285,13 +340,15 @@ def compare(
     critical_max_p: float = 0.1,
     retrieval_k: int = RETRIEVAL_K,
     detect_drop: float = DETECT_DROP,
+    whole: WholeRead | None = None,
 ) -> Comparison:
     """Compare `candidate` with `baseline`; a comparison with refusals carries nothing else.
 
     A case's verdict on each side is the majority of its samples. A critical case that broke is *lost*
     on the evidence: at once for a deterministic system (its one sample is the whole truth), otherwise
     when the one-sided Fisher exact p-value of its samples, Holm-adjusted over every critical case that
-    broke, is at most `critical_max_p`."""
+    broke, is at most `critical_max_p`; with `whole`, a case whose committed baseline has more than 3
+    samples is read on all of them against the candidate's samples after the first (WholeRead)."""
     identities = {"baseline": identify(baseline), "candidate": identify(candidate)}
     refused = refusals(baseline, candidate)
     if refused:
@@ -332,7 +389,14 @@ def compare(
         if result == "unchanged" and moved is None and retrieval is None:
             continue
         critical = _is_critical(before.tags, critical_tags)
+        read = None
         p = None if deterministic or result != "broke" else loss_p_value(tally(before), tally(after))
+        if p is not None and critical and whole is not None:
+            read = whole.read(before, after)
+            if read is not None:
+                p = loss_p_value(
+                    Tally(read.baseline_right, read.baseline_n), Tally(read.candidate_right, read.candidate_n)
+                )
         changes.append(
             CaseChange(
                 case_id=before.case_id,
@@ -347,6 +411,7 @@ def compare(
                 baseline=side(before, before_setting),
                 candidate=side(after, after_setting),
                 loss_p=p,
+                read=read,
                 lost=critical and result == "broke" and p is None,
             )
         )

@@ -90,6 +90,19 @@ class CaseSide(_Model):
     """Why the first sample went wrong, from the report's evidence (`report.why`); "" when it was right."""
 
 
+class LossRead(_Model):
+    """The samples the critical rule read of a noisy case whose committed baseline holds more than 3 of it
+    (compare.WholeRead): every baseline sample (with the base control, its re-asks now too) against the
+    candidate's samples after the first, which chose the case for differing."""
+
+    baseline_right: int
+    baseline_n: int
+    candidate_right: int
+    candidate_n: int
+    control: bool = False
+    """The base system's re-asks now are pooled with the committed baseline's samples."""
+
+
 class CaseChange(_Model):
     """A case both reports share whose outcome, answering or retrieval changed."""
 
@@ -107,14 +120,16 @@ class CaseChange(_Model):
     candidate: CaseSide
     loss_p: float | None = None
     """For a broke case of a system that is not deterministic: the one-sided Fisher exact p-value that the
-    candidate is right less often than the baseline, over both sides' samples."""
+    candidate is right less often than the baseline, over both sides' samples (those of `read` when set)."""
+    read: LossRead | None = None
+    """What `loss_p` read when it is not the two sides' verdict samples (round 5, compare.WholeRead)."""
     loss_p_holm: float | None = None
     """Addition: `loss_p` adjusted by Holm's step-down over every critical case of this comparison that
     broke (the family): a per-case p <= 0.1 rule over ~30 critical cases fires by chance."""
     lost: bool = False
     """A critical case that broke on evidence: deterministic systems on their one sample, others when
-    `loss_p_holm` is at most the policy's `critical_max_p`, half of it for a known-flaky case
-    (compare.critical_bar)."""
+    `loss_p_holm` is at most the policy's `critical_max_p`, half of it for a known-flaky case or one
+    read on every baseline sample (compare.critical_bar)."""
 
     @property
     def critical_loss(self) -> bool:

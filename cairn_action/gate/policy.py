@@ -95,7 +95,17 @@ def _critical_tags(change: CaseChange, comparison: Comparison) -> str:
 
 
 def _evidence(change: CaseChange, comparison: Comparison) -> str:
-    """samples_evidence, naming the base system re-asked now when a control stands in for the baseline."""
+    """samples_evidence, naming the base system re-asked now when a control stands in for the baseline, or
+    the samples the critical rule read of a case read on every baseline sample (compare.WholeRead)."""
+    read = change.read
+    if read is not None:
+        now = " and the base system's re-asked now" if read.control else ""
+        wrong = read.candidate_n - read.candidate_right
+        return (
+            f"wrong in {wrong} of {read.candidate_n} samples after the first "
+            f"(which chose the case, so it is not counted), right in {read.baseline_right} of "
+            f"{read.baseline_n} of the baseline's samples{now}"
+        )
     if change.case_id in comparison.control_cases:
         return samples_evidence(change, reference="the base system's, re-asked now,")
     return samples_evidence(change)
@@ -129,8 +139,10 @@ def _critical_reasons(comparison: Comparison) -> list[Reason]:
         message = f"critical case {c.case_id} ({_critical_tags(c, comparison)}) was right and {_how_lost(c)}"
         if c.loss_p is not None:
             message += f": {_evidence(c, comparison)} ({_fisher(c, comparison)})"
-            if known_flaky(c):
-                bar = critical_bar(c, comparison.critical_max_p)
+            bar = critical_bar(c, comparison.critical_max_p)
+            if c.read is not None:
+                message += f"; read on every baseline sample, so held to p <= {bar:g}, half of critical_max_p"
+            elif known_flaky(c):
                 message += f"; known flaky (its samples disagree), so held to p <= {bar:g}"
         reasons.append(Reason(code="critical_case_lost", subject=c.case_id, message=message))
     return reasons
@@ -320,11 +332,12 @@ def failures(comparison: Comparison, policy: GateConfig) -> tuple[list[Reason], 
         + _guarantee_reason(comparison, metrics, policy)
     )
     for c in comparison.critical_not_credible:
-        flaky = (
-            "; known flaky: its samples disagree among themselves, so it is held to half of critical_max_p"
-            if known_flaky(c)
-            else ""
-        )
+        flaky = ""
+        if c.read is not None:
+            flaky = "; read on every baseline sample, so it is held to half of critical_max_p"
+        elif known_flaky(c):
+            flaky = "; known flaky: its samples disagree among themselves, so it is held to half of "
+            flaky += "critical_max_p"
         notes.append(
             f"critical case {c.case_id} broke on its first sample but not on the evidence: "
             f"{_evidence(c, comparison)} ({_fisher(c, comparison)} > "

@@ -126,7 +126,13 @@ def test_eval_baseline__changed_case_confirmed__flaky_passes_loss_fails_error_in
         assert [c["case_id"] for c in flaky] == [_UNANSWERABLE]
     if mode == "always":
         (reason,) = decision["reasons"]
-        assert "wrong in 5 of 5 samples, right in the baseline's 3 of 3" in reason["message"]
+        # The critical rule reads the baseline's 10 samples (the default) against the 4 re-asks: the first
+        # ask chose the case for differing, so it is not evidence (issue 23 round 5).
+        assert (
+            "wrong in 4 of 4 samples after the first (which chose the case, so it is not counted), "
+            "right in 10 "
+            "of 10 of the baseline's samples" in reason["message"]
+        )
 
 
 def test_eval__repeats__every_case_asked_n_times_and_a_rerun_is_served_from_the_cache(

@@ -1,5 +1,7 @@
-"""The per-case rules and the confirmation plan read a case's first 3 baseline samples; the shift test all of
-them (issue 23): a baseline of 10 samples sharpens the note without making coin flips look stable."""
+"""The per-case verdicts and the confirmation plan read a case's first 3 baseline samples; the shift test all
+of them, and the critical rule's Fisher test too, against the candidate's samples after the first (issue 23
+round 5, test_gate_whole_read.py): a baseline of 10 samples sharpens both without making coin flips look
+stable."""
 
 from __future__ import annotations
 
@@ -34,14 +36,15 @@ def _changed(baseline: Report, case: str, fields: dict[str, object]) -> Report:
     return baseline.model_copy(update={"per_case": rows})
 
 
-def test_gate__critical_case_right_in_10_of_10_baseline_samples_now_2_of_5__fisher_reads_3_of_3() -> None:
-    # Read on all 10 samples, one-sided Fisher p = 66/3003 = .022 <= 0.1: lost. On the first 3, p = 10/56.
+def test_gate__critical_case_10_of_10_in_the_baseline_now_2_of_5__verdict_on_3_fisher_on_all_10() -> None:
+    # The verdict (broke) reads the baseline's first 3; Fisher reads all 10 against the 4 samples after the
+    # candidate's first: right in 2 of 4, p = 66/1001 = .066 > 0.05 (half of critical_max_p): not lost.
     baseline = _baseline("una-001", [True] * 9)
     candidate = _changed(report("noisy_baseline"), "una-001", {**UNANSWERED, "n_samples": 5, "n_right": 2})
     result = run_gate(baseline, candidate)
     assert [r for r in result.decision.reasons if r.code == "critical_case_lost"] == []
     (change,) = [c for c in result.comparison.by_outcome("broke") if c.case_id == "una-001"]
-    assert change.loss_p == pytest.approx(10 / 56)
+    assert change.loss_p == pytest.approx(66 / 1001)
     assert change.baseline.n_samples == 3 and change.baseline.n_right == 3
 
 
