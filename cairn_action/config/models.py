@@ -205,13 +205,16 @@ class GateConfig(_Section):
     case right (or wrong) by luck in one baseline sample would otherwise be blamed on (or credited to)
     every pull request. Paid once per merge on the default branch, not per pull request: cases x this many
     asks (720 on a 72-case set at 10, 216 at 3), and with an LLM judge about 2.2 judge calls per answered
-    ask; a deterministic system (answerer and judge) is asked once whatever this says. The per-case rules
-    read a case's first 3 samples and a pull request's control asks a changed case at most 3 times, so
-    more cost a pull request nothing; they sharpen the "environment shifted" note (benchmarks/README.md)."""
+    ask; a deterministic system (answerer and judge) is asked once whatever this says. The per-case
+    verdicts read a case's first 3 samples and a pull request's control asks a changed case at most 3
+    times, so more cost a pull request nothing; they sharpen the "environment shifted" note and the
+    critical rule, which reads all of them once there are more than 3 (benchmarks/README.md)."""
     critical_max_p: float = Field(default=0.1, gt=0.0, lt=1.0)
     """A critical case is lost only when a one-sided Fisher exact test of its samples (baseline right /
     wrong against candidate right / wrong), Holm-adjusted over the critical cases that broke, gives p at
-    most this, or at most half of it when the case is known flaky (its samples disagree)."""
+    most this, or at most half of it when the case is known flaky (its samples disagree) or the baseline
+    holds more than 3 samples of it (then every baseline sample is read against the candidate's samples
+    after the first, which chose the case)."""
 
 
 class BudgetConfig(_Section):
