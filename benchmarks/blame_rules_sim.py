@@ -53,6 +53,7 @@ class Rules:
     baseline_read: str = "3"
     candidate_read: str = "all"
     flaky_from: str = "read"
+    shift_read: str = ""
     """A critical case wrong in every sample (against a right baseline verdict) gets the flaky round too."""
     """Without a control, the correctness test reads a re-asked case's fresh samples only (not the first,
     which chose it for differing)."""
@@ -69,6 +70,10 @@ class Rules:
     """Which samples make a case known flaky (round 5): "read" the samples the critical rule reads; "3"
     the baseline's (or the control's) first 3 and the candidate's read: a rule on disagreement among 7 or
     10 samples calls almost every case flaky at uniform p .10 (10 samples all agree 35 % of the time)."""
+    """With the base control (round 5): "shifted" when the shift test fires (the first pass against every
+    baseline sample, p < 0.1), "cleared" when the fresh pairing clears the PR as well (p >= 0.2), the
+    critical rule reads as round 4 built it (the control's 3 against the fresh samples, known flaky at
+    half): the committed samples predate the shift."""
 
 
 UNIFORM: list[float] = []
@@ -156,6 +161,16 @@ def pair(rng: np.random.Generator, rules: Rules, broken: list[int], shift: float
     ]
     bars = [rules.level * (rules.flaky_factor if f else 1.0) for f in flaky_case]
     critical = any(a <= bar for a, bar in zip(adjusted, bars, strict=True))
+    if control and rules.shift_read:
+        k = 10 if rules.baseline_read != "3" else 3
+        moved = weighted_drop([(int(whole_b[i]), k, int(first[i]), 1) for i in range(N)])
+        now = mantel_haenszel_drop([(int(ref_right[i]), 3, int(fresh[i]), int(n_fresh[i])) for i in ids])
+        shifted = moved.p_one_sided < 0.1 and moved.n_after - moved.right_after >= 2
+        if shifted and (rules.shift_read == "shifted" or now.p_one_sided >= 0.2):
+            old = [fisher(int(ref_right[i]), ref_n, int(c_right[i]), int(c_n[i])) for i in family]
+            flaky = [0 < ref_right[i] < ref_n or 0 < c_right[i] < c_n[i] for i in family]
+            bars = [0.1 * (0.5 if f else 1.0) for f in flaky]
+            critical = any(a <= b for a, b in zip(holm_adjusted(old) if old else [], bars, strict=True))
     tables = [(int(ref_right[i]), ref_n, int(c_right[i]), int(c_n[i])) for i in range(N)]
     if rules.fresh_correctness and not control:
         tables = [
@@ -262,6 +277,22 @@ VARIANTS = {
         correctness_level=0.025,
         baseline_read="all+control",
         candidate_read="fresh",
+    ),
+    "all 10 (+control 3), fresh, crit .05, round 4 if shifted": Rules(
+        "all 10 (+control 3), fresh, crit .05, round 4 if shifted",
+        level=0.05,
+        correctness_level=0.025,
+        baseline_read="all+control",
+        candidate_read="fresh",
+        shift_read="shifted",
+    ),
+    "all 10 (+control 3), fresh, crit .05, round 4 if cleared": Rules(
+        "all 10 (+control 3), fresh, crit .05, round 4 if cleared",
+        level=0.05,
+        correctness_level=0.025,
+        baseline_read="all+control",
+        candidate_read="fresh",
+        shift_read="cleared",
     ),
     "all 10, crit .05": Rules("all 10, crit .05", level=0.05, correctness_level=0.025, baseline_read="all"),
     "all 10, fresh, flaky(3) x1/2": Rules(

@@ -122,3 +122,43 @@ def test_gate__deterministic_system__critical_rule_unchanged_by_a_10_sample_base
     candidate = _changed(report("noisy_baseline"), "una-001", {**UNANSWERED, "n_samples": 1, "n_right": 0})
     change = _broke(run_gate(baseline, candidate).comparison.by_outcome("broke"), "una-001")
     assert change.loss_p is None and change.read is None and change.lost
+
+
+def test_gate_with_control__environment_shifted_and_pr_cleared__critical_rule_reads_only_samples_now() -> (
+    None
+):
+    # The probe moved. On ret-008 the base system, re-asked now, is right in 2 of 3 and this PR wrong in its
+    # 4 re-asks; on a second changed case the base system is wrong in 3 of 3 and this PR right in 4 of 4: the
+    # pairing clears the PR. The committed 10 samples predate the shift, so the critical rule reads 2 of 3
+    # against 0 of 4 (p 5/35 = .143, known flaky), not 12 of 13 against 0 of 4 (p 5/2380): not lost.
+    from test_gate_family import _probed_control, _sampled
+
+    def later(right: bool, n: int) -> list[SampleOutcome]:
+        return [SampleOutcome(sample=i, status="answered", right=right) for i in range(1, n + 1)]
+
+    base = _sampled(report("noisy_baseline"))
+    other = next(c.case_id for c in base.per_case if c.case_id != "ret-008" and c.answerable)
+    ten = {"samples": later(True, 9), "n_samples": 10, "n_right": 10}
+    baseline = base.model_copy(
+        update={
+            "per_case": [c.model_copy(update=ten) if c.case_id == "ret-008" else c for c in base.per_case]
+        }
+    )
+    lost = report("noisy_lost")
+    fields = {"ret-008": {"samples": later(False, 4)}, other: {"samples": later(True, 4), "n_samples": 5}}
+    candidate = lost.model_copy(
+        update={"per_case": [c.model_copy(update=fields.get(c.case_id, {})) for c in lost.per_case]}
+    )
+    now = {c.case_id: c for c in lost.per_case}
+    asked_now = {
+        "ret-008": now["ret-008"]
+        .model_copy(update={"n_samples": 3, "n_right": 2, "samples": []})
+        .model_dump(),
+        other: {**UNANSWERED, "n_samples": 3, "n_right": 0, "samples": []},
+    }
+    control, _ = _probed_control(baseline, asked_now)
+    result = run_gate(baseline, candidate, control=control)
+    assert result.decision.notes[0].startswith("the environment shifted since the baseline, not this PR")
+    change = _broke(result.comparison.by_outcome("broke"), "ret-008")
+    assert change.read is None and not change.lost
+    assert change.loss_p == pytest.approx(5 / 35)
