@@ -265,7 +265,9 @@ class WholeRead:
     `baseline` against the candidate's samples after its first. The first chose the case: it differed from
     the baseline's verdict, so a coin flip enters only when it landed wrong, and counting it as evidence
     biases Fisher towards "lost" exactly on coin flips (in a numpy model, benchmarks/blame_rules_sim.py,
-    honest pull requests without a control failed 4.9 % with it counted, 2.2 % without)."""
+    honest pull requests without a control failed 4.5 to 4.9 % with it counted, 2.2 to 2.9 % without).
+    With the base control, run_gate reads as before (no WholeRead) when the pairing clears the PR of a
+    shift: the committed samples predate it."""
 
     baseline: Report
     control: Report | None = None
