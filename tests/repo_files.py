@@ -4,6 +4,7 @@
   README's first command) rewrites reports/latest/default.json with new timings; tests that pin committed
   files (the leaderboard is `cairn bench` of the committed reports) must read what git holds, or the
   README's second command fails after its first.
+- `sample_project`: a fresh project holding the repository's config, calibration and golden set.
 - `handbook_corpus`: the Sourcegraph handbook, in full when ../shared/corpora sits beside the clone (the
   development machines), else the excerpt vendored under tests/data/handbook/excerpt (a user's clone).
   Never a skip: either way the test runs on real, messy documents.
@@ -24,6 +25,16 @@ HANDBOOK_GOLDEN = REPO / "tests" / "data" / "handbook" / "golden.jsonl"
 def handbook_corpus() -> Path:
     """The full handbook when present beside the repository, else the vendored excerpt."""
     return FULL_HANDBOOK if FULL_HANDBOOK.is_dir() else HANDBOOK_EXCERPT
+
+
+def sample_project(folder: Path) -> Path:
+    """A project in `folder` as a user's clone has it: the repository's cairn.toml, its calibration and its
+    golden set (the sample corpus is generated on the first `cairn eval`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("cairn.toml", "cairn.calibration.json"):
+        shutil.copy(REPO / name, folder / name)
+    shutil.copytree(REPO / "golden", folder / "golden")
+    return folder
 
 
 def _git(repo: Path, *args: str) -> str | None:

@@ -9,12 +9,11 @@ this test process has imported most of them already; the child reports its `sys.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from repo_files import sample_project
 
 # Never needed by a BM25 run of the stub answerer with the lexical judge, cold or warm.
 NEVER = (
@@ -74,11 +73,7 @@ def _offenders(modules: set[str], names: tuple[str, ...]) -> list[str]:
 
 
 def test_offline_eval__sample_cold_then_warm__imports_nothing_it_does_not_use(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    for name in ("cairn.toml", "cairn.calibration.json"):
-        shutil.copy(REPO / name, project / name)
-    shutil.copytree(REPO / "golden", project / "golden")
+    project = sample_project(tmp_path / "project")
 
     cold = _eval_modules(project, tmp_path / "cold.json")
     assert _offenders(cold, NEVER + ONLY_TO_BUILD) == []

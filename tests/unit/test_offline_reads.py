@@ -8,12 +8,11 @@ set's loader (`golden/load.py`; the check that the project's set is the shipped 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from repo_files import sample_project
 
 _CHILD = """
 import json, sys
@@ -46,11 +45,7 @@ def _golden_opens(project: Path, out: Path, *args: str) -> list[str]:
 
 
 def test_eval__run_then_report__golden_set_read_once(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    for name in ("cairn.toml", "cairn.calibration.json"):
-        shutil.copy(REPO / name, project / name)
-    shutil.copytree(REPO / "golden", project / "golden")
+    project = sample_project(tmp_path / "project")
 
     opened = _golden_opens(project, tmp_path / "eval.json", "eval", "--no-progress")
 
