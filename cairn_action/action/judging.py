@@ -23,6 +23,7 @@ from cairn_action.golden.models import GoldenCase
 from cairn_action.providers.build_providers import build_llm_judge, judge_settings
 from cairn_action.providers.services import ProviderServices
 from cairn_action.run.cache import ResultCache
+from cairn_action.run.graded import JUDGE_DRAWS
 from cairn_action.run.judge import LexicalJudge
 from cairn_action.run.models import CaseRecord
 from cairn_action.run.sealed import judge_again
@@ -73,11 +74,11 @@ def judge_records(
     env: Mapping[str, str],
     cache_dir: Path,
     warn: Callable[[str], None],
-    draws: int = 1,
+    draws: int = JUDGE_DRAWS,
 ) -> tuple[list[CaseRecord], str]:
     """Every answered record judged again by the trusted judge (the child's verdict and judge calls
     dropped); the judge's label for the run header. Answers are never asked again here. `draws`: judge
-    draws per sample, majority wins (3 for a baseline run: run/graded.py)."""
+    draws per sample, majority wins (run/graded.py)."""
     services = ProviderServices.from_config(trusted.config, env=env, warn=warn)
     try:
         judge = _build(trusted, env, services)

@@ -62,7 +62,7 @@ class CaseDeps:
     """A sealed golden set's run: each retrieved passage records where it lies (`RetrievedChunk.start`)
     so that the scoring side can locate the support quotes the run never saw."""
     changed_documents: Mapping[str, list[str]] = field(default_factory=dict)
-    judge_draws: int = 1
-    """Judge draws per sample for a judge that is not deterministic, majority wins (run/graded.py): 3 in a
-    baseline run, whose samples a lost case is measured against, 1 elsewhere."""
     """Case id -> the documents whose labelled passage changed, for the cases stale by it."""
+    judge_draws: int = 1
+    """Judge draws per sample for a judge that is not deterministic, majority wins (run/graded.py): the
+    evaluation passes JUDGE_DRAWS on every side, so the samples compared are judged alike."""

@@ -31,7 +31,7 @@ from cairn_action.retrieval.build_retriever import BuiltRetrieval
 from cairn_action.run.artifact import read_artifact, read_header
 from cairn_action.run.cache import ResultCache
 from cairn_action.run.deps import CaseDeps, Judge
-from cairn_action.run.graded import BASELINE_JUDGE_DRAWS
+from cairn_action.run.graded import JUDGE_DRAWS
 from cairn_action.run.lock import RunLock, lock_path_for
 from cairn_action.run.models import Environment, RunHeader
 from cairn_action.run.progress import Progress
@@ -275,7 +275,7 @@ def execute_evaluation(
         rewriter=parts.rewriter,
         reranker=parts.reranker,
         record_spans=not golden.answers_held,
-        judge_draws=BASELINE_JUDGE_DRAWS if options.sampling == "baseline" else 1,
+        judge_draws=JUDGE_DRAWS,
     )
     try:
         with ExitStack() as locks:

@@ -13,13 +13,16 @@ text in all its samples is graded once per sample: caching by text alone copied 
 sample, and one unlucky grade read as "wrong in 5 of 5, right in 3 of 3" (29 % false alarms with only
 the judge noisy, issue 23). Sample 0 keeps the text-only key, so caches written before stay valid.
 
-A baseline sample may be judged by a majority of draws (`draws` = 3: two draws, and a third when they
-disagree). The baseline's 3 samples are what a lost critical case is measured against, and a judge that
-flips one verdict in ten leaves a truly right case "right in 2 of 3" 27 % of the time, too weak for any
-loss to be significant (Fisher p .107 against 0 of 5): two lost safety cases were caught in 83 % of pairs
-at q .10. The majority's flip rate is q^2 (3 - 2q), 2.8 % at q .10; in a numpy model of the rules
-(benchmarks/judge_draws_sim.py) that lifts the catch to 96 % and keeps false alarms at 0.2 %, and it is
-paid on the default branch, once per merge, not per pull request.
+Every sample is judged by a majority of draws (`draws` = 3: two draws, and a third when they
+disagree), whichever side it is on. The baseline's samples are what a lost critical case is measured
+against, and a judge that flips one verdict in ten leaves a truly right case "right in 2 of 3" 27 % of the
+time, too weak for any loss to be significant (Fisher p .107 against 0 of 5): two lost safety cases were
+caught in 83 % of pairs at q .10. The majority's flip rate is q^2 (3 - 2q), 2.8 % at q .10; in a numpy
+model of the rules (benchmarks/judge_draws_sim.py) that lifts the catch to 96 % and keeps false alarms at
+0.2 %. A pull request's samples (its first pass, its re-asks, the base control, the drift probe) are judged
+the same way: when they were single draws, the first-pass shift test set one draw against a majority of
+three, and a noisy judge alone read as "the environment shifted" on 40 % of same-system pull requests
+(benchmarks/README.md, round 5). It costs about 2.2 judge calls per answered sample.
 """
 
 from __future__ import annotations
@@ -44,9 +47,9 @@ if TYPE_CHECKING:
 _LLM_JUDGE_MODULE = "cairn_action.providers.llm_judge"
 
 JUDGE_NAMESPACE = "judge"
-BASELINE_JUDGE_DRAWS = 3
-"""A baseline sample's verdict from a judge that is not deterministic: the majority of up to 3 draws
-(the module docstring says why; benchmarks/judge_draws_sim.py chose it)."""
+JUDGE_DRAWS = 3
+"""A sample's verdict from a judge that is not deterministic, on every side: the majority of up to 3
+draws (the module docstring says why; benchmarks/judge_draws_sim.py chose it)."""
 
 
 class PlainJudge(Protocol):

@@ -20,7 +20,7 @@ from cairn_action.index.chunks import Chunk
 from cairn_action.index.corpus import Corpus
 from cairn_action.index.evidence import evidence_ranks
 from cairn_action.run.cache import ResultCache
-from cairn_action.run.graded import judge_answer, total_cost, total_usage
+from cairn_action.run.graded import JUDGE_DRAWS, judge_answer, total_cost, total_usage
 from cairn_action.run.judge import contains_tokens
 from cairn_action.run.models import CaseRecord, RetrievedChunk
 from cairn_action.run.pipeline import STALE_MESSAGE
@@ -94,11 +94,11 @@ def judge_again(
     cache: ResultCache,
     clock: Callable[[], float],
     workers: int = 1,
-    draws: int = 1,
+    draws: int = JUDGE_DRAWS,
 ) -> list[CaseRecord]:
     """Every answered record judged by `judge` (the record's own verdict and judge calls dropped); an
-    answer is never asked again. Each sample is its own judge draw (run/graded.py); `draws` > 1 (a
-    baseline run) judges each sample by a majority of up to that many draws."""
+    answer is never asked again. Each sample is its own judge draw (run/graded.py), and a judge that is
+    not deterministic decides each sample by a majority of up to `draws` draws."""
 
     def one(record: CaseRecord) -> CaseRecord:
         case = cases.get(record.case_id)

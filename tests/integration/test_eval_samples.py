@@ -15,6 +15,7 @@ import pytest
 from eval_kit import evaluate, write_config
 
 from cairn_action.cli import main
+from cairn_action.run.artifact import read_artifact
 
 WRAPPER = """
 import json
@@ -281,3 +282,48 @@ def test_eval_baseline_with_drift_probe__unchanged_cases_answer_as_before__loss_
         "control: the base system could not be run (--drift-probe: no base"
     )
     assert "they answer as the baseline did" in decision["notes"][0]
+
+
+def _judge_calls_per_answered_sample(records: list) -> set[int]:
+    # An answered unanswerable case is wrong without a grade; every answer to an answerable case is graded.
+    graded = [r for r in records if r.status == "answered" and r.answerable]
+    return {sum(c.role == "judge" for c in r.calls) for r in graded}
+
+
+@pytest.mark.parametrize("control", ["--control", "--drift-probe"])
+def test_eval_baseline_with_llm_judge__every_side_judged_by_a_majority_as_the_baseline_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, control: str
+) -> None:
+    # A pull request's samples (its first pass, its re-asks, the base control's or the drift probe's asks)
+    # are judged like the baseline's: by a majority of draws. The fake judge agrees with itself, so each
+    # answered sample shows two draws and no third. With one draw on the PR's side, the first-pass shift
+    # test set one judge draw against a majority of three (run/graded.py).
+    from openai_server import FakeOpenAIServer
+
+    with FakeOpenAIServer() as server:
+        judge = (
+            f'[judge]\nname = "llm"\nprovider = "openai"\nmodel = "judge-m"\nbase_url = "{server.base_url}"\n'
+        )
+        gate = "[gate]\nbaseline_samples = 3\n"
+        base = _project(tmp_path / "base", "base_rag_j", "never", gate=gate)
+        write_config(base, "tiny", f'target = "python:base_rag_j:answer"\n\n{judge}\n{gate}')
+        first = evaluate(base, "tiny", capsys, monkeypatch)
+        assert first.code == 0, first.err
+        assert _judge_calls_per_answered_sample(first.records) == {2}
+        pr = _project(tmp_path / "pr", f"pr_rag_j{control[2:5]}", "always")
+        write_config(pr, "tiny", f'target = "python:pr_rag_j{control[2:5]}:answer"\n\n{judge}\n{gate}')
+        extra = [control]
+        if control == "--control":
+            now = _project(tmp_path / "base_now", "base_rag_j_now", "never")
+            write_config(now, "tiny", f'target = "python:base_rag_j_now:answer"\n\n{judge}\n{gate}')
+            extra.append(str(now / "cairn.toml"))
+        run = evaluate(pr, "tiny", capsys, monkeypatch, "--baseline", str(_report_of(base)), *extra)
+        assert run.code == 0, run.err
+    assert _judge_calls_per_answered_sample(run.records) == {2}
+    assert max(r.sample for r in run.records) >= 1  # the changed case was re-asked, and judged alike
+    shown = next(line for line in run.out.splitlines() if line.startswith("run artifact: "))
+    first_pass = pr / shown.removeprefix("run artifact: ")
+    kind = "control" if control == "--control" else "probe"  # the base system's asks, or this system's
+    control_records = list(read_artifact(first_pass.with_name(f"{first_pass.stem}.{kind}.jsonl")).records)
+    assert len(control_records) >= 3
+    assert _judge_calls_per_answered_sample(control_records) == {2}

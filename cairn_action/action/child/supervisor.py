@@ -35,7 +35,7 @@ from cairn_action.report.io import read_report
 from cairn_action.report.models import Report
 from cairn_action.report.pipeline import LoadedRun, report_from_run
 from cairn_action.run.artifact import read_artifact, write_artifact
-from cairn_action.run.graded import BASELINE_JUDGE_DRAWS
+from cairn_action.run.graded import JUDGE_DRAWS
 from cairn_action.run.models import CaseRecord
 
 EVAL_SPLIT = "eval"
@@ -294,7 +294,7 @@ def judge_run(
     workflow: Workflow,
     left_out: Mapping[str, str],
     corpus_dir: Path | None = None,
-    draws: int = 1,
+    draws: int = JUDGE_DRAWS,
 ) -> LoadedRun:
     """The artifact's records with every answer judged here by `judge`, and a header that says so (the
     judge's label; `deterministic` known here, never taken from the artifact); the `left_out` cases'
@@ -383,7 +383,7 @@ def evaluator(
             judge: TrustedJudge,
             trusted: Trusted,
             corpus: Path | None,
-            draws: int = 1,
+            draws: int = JUDGE_DRAWS,
         ) -> LoadedRun:
             cache_dir = scratch.root / JUDGE_CACHE
             return judge_run(
@@ -425,10 +425,8 @@ def evaluator(
                 copy.chmod(0o644)
                 first = [*argv, "--baseline", str(copy)]
             child_run(loaded, first, artifact)
-            # A baseline run (no baseline given: the default branch's) judges each sample by a majority
-            # of draws; a pull request's samples are single draws (run/graded.py).
-            draws = BASELINE_JUDGE_DRAWS if baseline is None else 1
-            run = judged(loaded, artifact, judge, trusted, corpus, draws)
+            # Every sample, on every side, is judged by a majority of draws (run/graded.py).
+            run = judged(loaded, artifact, judge, trusted, corpus)
             created = now().strftime("%Y-%m-%dT%H:%M:%SZ")
             if base is not None and not run.header.deterministic:
                 # The child chose its re-asks from placeholder verdicts; the trusted judge's may differ,
