@@ -334,6 +334,13 @@ def _family_wise(changes: list[CaseChange], level: float) -> list[CaseChange]:
     return out
 
 
+def _fresh_pairing(baseline: Report) -> frozenset[str]:
+    """The cases whose baseline rows are the base system asked now (the base control's, when `baseline` is
+    the control report: run_gate compares with it then); none otherwise."""
+    note = baseline.notes.control
+    return frozenset(note.cases) if note is not None and note.kind == "base" else frozenset()
+
+
 def compare(
     baseline: Report,
     candidate: Report,
@@ -478,5 +485,10 @@ def compare(
         extra_calls=extra.calls,
         extra_cost_usd=extra.cost_usd,
         extra_samples=extra.samples,
-        stats=paired_statistics(pairs, tags, detect_drop=detect_drop),
+        stats=paired_statistics(
+            pairs,
+            tags,
+            detect_drop=detect_drop,
+            control_cases=_fresh_pairing(baseline),
+        ),
     )

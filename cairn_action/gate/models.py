@@ -217,6 +217,16 @@ class Statistics(_Model):
     samples_before: int = 0
     samples_right_after: int = 0
     samples_after: int = 0
+    pairing_p_one_sided: float | None = None
+    """Addition: the fresh pairing, when the base control re-asked the base system: the one-sided
+    Mantel-Haenszel p over the changed cases only, the base system's samples asked now against this PR's
+    fresh ones (the correctness rule's second test); None without a base control."""
+    pairing_cases: int = 0
+    """The cases of that pairing (the control's, shared and scored on both sides)."""
+    pairing_right_before: int = 0
+    pairing_before: int = 0
+    pairing_right_after: int = 0
+    pairing_after: int = 0
 
 
 class Refusal(_Model):

@@ -186,18 +186,42 @@ def _correctness_reason(comparison: Comparison, policy: GateConfig) -> list[Reas
         # One case lost on its samples is the critical-case rule's business, as with a deterministic
         # system (McNemar never fails on b = 1): the drop must show in at least two cases' verdicts.
         level = sampled_level(policy)
-        if s.samples_p_one_sided >= level or s.b - s.c < MIN_BROKE_NET:
+        if s.b - s.c < MIN_BROKE_NET:
             return []
-        return [
-            Reason(
-                code="correctness_drop",
-                message=f"correctness dropped significantly: {s.b} broke and {s.c} fixed of {s.n_paired} "
-                f"paired cases; over every sample the baseline was right in {s.samples_right_before} of "
-                f"{s.samples_before}, this PR in {s.samples_right_after} of {s.samples_after}, one-sided "
-                f"Mantel-Haenszel test stratified by case p = {s.samples_p_one_sided:.3g} < {level:g} "
-                f"(half of max_p_value {policy.max_p_value:g}: the guarantee's test has the other half)",
+        broke = f"correctness dropped significantly: {s.b} broke and {s.c} fixed of {s.n_paired} paired cases"
+        every = (
+            f"over every sample the baseline was right in {s.samples_right_before} of {s.samples_before}, "
+            f"this PR in {s.samples_right_after} of {s.samples_after}, one-sided Mantel-Haenszel test "
+            f"stratified by case p = {s.samples_p_one_sided:.3g}"
+        )
+        if s.pairing_p_one_sided is None:
+            if s.samples_p_one_sided >= level:
+                return []
+            share = f"half of max_p_value {policy.max_p_value:g}: the guarantee's test has the other half"
+            return [Reason(code="correctness_drop", message=f"{broke}; {every} < {level:g} ({share})")]
+        # With the base control the level is split between the fresh pairing (the changed cases, both
+        # systems asked now) and the test over every sample (Bonferroni: a quarter each, the guarantee's
+        # test the other half), so the pairing adds power without adding false alarms.
+        quarter = level / 2
+        if s.pairing_p_one_sided < quarter:
+            share = (
+                f"a quarter of max_p_value {policy.max_p_value:g}: the test over every sample and the "
+                "guarantee's test have the rest"
             )
-        ]
+            pairing = (
+                f"on the {s.pairing_cases} case(s) this PR changed, the base system re-asked now was right "
+                f"in {s.pairing_right_before} of {s.pairing_before} samples, this PR's fresh samples in "
+                f"{s.pairing_right_after} of {s.pairing_after}, one-sided Mantel-Haenszel p = "
+                f"{s.pairing_p_one_sided:.3g}"
+            )
+            return [Reason(code="correctness_drop", message=f"{broke}; {pairing} < {quarter:g} ({share})")]
+        if s.samples_p_one_sided < quarter:
+            share = (
+                f"a quarter of max_p_value {policy.max_p_value:g}: the fresh pairing and the guarantee's "
+                "test have the rest"
+            )
+            return [Reason(code="correctness_drop", message=f"{broke}; {every} < {quarter:g} ({share})")]
+        return []
     if s.b <= s.c or s.mcnemar_p_one_sided >= policy.max_p_value:
         return []
     return [

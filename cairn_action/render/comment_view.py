@@ -84,6 +84,13 @@ def _statistics(s: Statistics) -> tuple[str, tuple[str, ...]]:
             f"{s.samples_right_after} of {s.samples_after} now, one-sided Mantel-Haenszel test stratified "
             f"by case p = {_p(s.samples_p_one_sided)}"
         )
+    if s.pairing_p_one_sided is not None:
+        parts.append(
+            f"on the {s.pairing_cases} case(s) re-asked of both systems now, the base system right in "
+            f"{s.pairing_right_before} of {s.pairing_before} and this PR's fresh samples in "
+            f"{s.pairing_right_after} of {s.pairing_after}, one-sided Mantel-Haenszel p = "
+            f"{_p(s.pairing_p_one_sided)}"
+        )
     if s.accuracy_delta is not None and s.accuracy_low is not None and s.accuracy_high is not None:
         parts.append(
             f"correctness {s.accuracy_delta * 100:+.1f} pp "
