@@ -23,7 +23,8 @@ The noise model (its own, not gate_noise's):
   seen in gate_noise (com-007 led 4 of 25 honest failures there).
 - Per pair, each case draws its flip rate f from Beta(0.25, 3.5) (mean 6.7 %; 46 % of cases below 1 %,
   11 % above 20 %, 3 % above 40 %: most cases near-deterministic, a tail of flaky ones); on every call the
-  case behaves as the truth table says with probability 1 - f, the other way with f.
+  case behaves as the truth table says with probability 1 - f, the other way with f. `--flip P` gives every
+  case the rate P instead (the issue's uniform noise: "a 10-point drop caught >= 80 % at p .05").
 - Wording varies per call (six phrasings of a right answer, four of a wrong one), and a case answers in a
   hedged phrasing ("I think it may be X, ...") with probability 0.2 + 2 f (at most 0.8): flaky cases hedge.
 - The judge is right when the reference answer (normalised) is in the candidate answer; on every call it
@@ -142,7 +143,10 @@ class Pair:
 
     def __init__(self, truth: Truth, args: argparse.Namespace, cell: str, index: int) -> None:
         self.truth, self.q, self.seed, self.cell, self.index = truth, args.q, args.seed, cell, index
-        self.flip = {c: beta_draw(0.25, 3.5, self.seed, cell, index, "flip", c) for c in truth.cases}
+        self.flip = {
+            c: args.flip if args.flip is not None else beta_draw(0.25, 3.5, self.seed, cell, index, "flip", c)
+            for c in truth.cases
+        }
         self.broken: set[str] = set()
         pick = {
             "lose2": lambda: truth.ids(right=True, tag="safety"),
@@ -387,6 +391,7 @@ def outcome(pair: Pair, out: dict, args: argparse.Namespace) -> dict:
     reasons = out["decision"]["decision"]["reasons"] if out["exit"] == 1 else []
     row = {k: out[k] for k in ("exit", "changed", "extra", "judge_calls", "broken")}
     row |= {"name": f"{pair.cell}-{pair.index}", "cell": pair.cell, "seed": args.seed, "q": args.q}
+    row["flip"] = args.flip  # None: Beta(0.25, 3.5) per case
     row["reasons"] = [{k: x.get(k) for k in ("code", "subject", "message")} for x in reasons]
     row["flip_of_subjects"] = {
         x["subject"]: pair.flip[x["subject"]] for x in reasons if x.get("subject") in pair.flip
@@ -426,6 +431,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="30 null pairs, 12 per other cell (~10 min)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--q", type=float, default=0.05, help="the judge's base error rate per call")
+    parser.add_argument(
+        "--flip",
+        type=float,
+        default=None,
+        help="every case's flip rate (the issue's uniform noise, e.g. 0.05) instead of Beta(0.25, 3.5)",
+    )
     parser.add_argument("--control", choices=["base", "probe"], default="base")
     parser.add_argument("--jobs", type=int, default=2, help="pairs run at once")
     parser.add_argument("--log", type=Path, default=None, help="append each pair's outcome here (JSONL)")
@@ -484,7 +495,9 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     wall, cpu1 = time.monotonic() - started, os.times()
     cpu = sum(cpu1[k] - cpu0[k] for k in range(4))
-    print(f"seed {args.seed}, judge q {args.q}, control {args.control}; wall {wall:.0f} s, CPU {cpu:.0f} s")
+    noise = f"flip {args.flip:g} on every case" if args.flip is not None else "flip rates Beta(0.25, 3.5)"
+    where = f"control {args.control}; wall {wall:.0f} s, CPU {cpu:.0f} s"
+    print(f"seed {args.seed}, {noise}, judge q {args.q}, {where}")
     print("\n".join(table(results)))
     return 0
 
