@@ -210,7 +210,7 @@ def test_judge_answer__deterministic_judge_with_draws__grades_once(tmp_path: Pat
 
 
 def test_judge_again__baseline_draws__each_record_judged_by_the_majority_of_its_draws(tmp_path: Path) -> None:
-    # The Action's trusted judging of a baseline run (gh/judging.py's judge_records passes draws=3).
+    # The Action's trusted judging (action/judging.py's judge_records passes JUDGE_DRAWS on every side).
     from cairn_action.run.cache import ResultCache
     from cairn_action.run.sealed import judge_again
 

@@ -255,3 +255,20 @@ def test_tag_section__tag_with_fewer_cases_than_a_claim_needs__delta_marked_unde
     assert "underpowered: fewer than 50 cases" in section.omitted
     only_big = tag_section(comparison.model_copy(update={"tags": [big]}), Budget())
     assert only_big is not None and "underpowered" not in only_big.omitted
+
+
+def test_render__noisy_system_with_base_control__says_what_the_base_system_answers_now() -> None:
+    # The base control re-asked the base system on the one changed case (ret-008, right in 3 of 3 now): the
+    # note names the control and its cost, the critical loss reads the base system's answers now, and the
+    # statistics line carries the fresh pairing beside the test over every sample.
+    from cairn_action.report.models import ControlNote
+
+    baseline, candidate = report("noisy_baseline"), report("noisy_lost")
+    note = ControlNote(
+        cases=["ret-008"], samples=3, calls=3, cost_usd=0.0012, created_at="2026-12-06T05:00:00Z"
+    )
+    control = baseline.model_copy(update={"notes": baseline.notes.model_copy(update={"control": note})})
+    result = run_gate(baseline, candidate, control=control)
+    body = render_comment(result, trend=None)
+    assert "on the 1 case(s) re-asked of both systems now, the base system right in 3 of 3" in body
+    assert_matches_expected("regression_with_base_control.md", body)
