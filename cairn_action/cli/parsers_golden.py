@@ -190,10 +190,11 @@ def add_judge(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     jc = judge.add_parser(
         "check",
         help="measure the configured judge against human verdicts: TPR, TNR, agreement, Cohen's kappa",
-        description="Judge each labelled answer with the config's judge and compare with the human verdict: "
-        "TPR and TNR with 95%% Wilson intervals, raw agreement and Cohen's kappa. The result is written "
-        "beside the config (<config>.judge-check.json), recorded in every report's notes and shown in the "
-        "comment; [judge] min_kappa makes the gate refuse a judge without one or below it.",
+        description="Judge each labelled answer with the config's judge, as an evaluation does (an LLM judge "
+        "by the majority of up to 3 draws), and compare with the human verdict: TPR and TNR with 95%% "
+        "Wilson intervals, raw agreement and Cohen's kappa. The result is written beside the config "
+        "(<config>.judge-check.json), recorded in every report's notes and shown in the comment; [judge] "
+        "min_kappa makes the gate refuse a judge without one or below it.",
     )
     jc.add_argument(
         "labels",

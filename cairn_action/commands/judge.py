@@ -17,7 +17,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     from cairn_action.providers.services import ProviderServices
     from cairn_action.report.io import write_text_atomic
     from cairn_action.run.cache import ResultCache
-    from cairn_action.run.graded import judge_answer
+    from cairn_action.run.graded import JUDGE_DRAWS, judge_answer
     from cairn_action.run.judge import LexicalJudge
     from cairn_action.score.judge_check import check_path, measure, read_labels
 
@@ -46,10 +46,18 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     else:
         judge = build_llm_judge(config.judge, config.provider, os.environ, services)
     name = str(getattr(judge, "label", config.judge.name))
+    # Graded as an evaluation grades every sample (run/evaluation.py): a judge that is not deterministic by
+    # the majority of up to JUDGE_DRAWS draws. A check of one draw would measure a judge the gate never uses.
+    draws = (
+        1
+        if isinstance(judge, LexicalJudge) or getattr(judge, "deterministic", False) is True
+        else JUDGE_DRAWS
+    )
     cache = ResultCache(loaded.cache_dir)
     verdicts: list[bool] = []
     for label in labels:
-        judged = judge_answer(judge, cache, cases[label.case_id], label.answer, time.perf_counter, sample=0)  # type: ignore[arg-type]
+        case = cases[label.case_id]
+        judged = judge_answer(judge, cache, case, label.answer, time.perf_counter, sample=0, draws=draws)  # type: ignore[arg-type]
         if judged.error is not None or judged.verdict is None:
             raise InfrastructureError(
                 f"{args.labels}:{label.line}: the judge could not grade this answer: {judged.error}",
@@ -63,6 +71,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
         labels=str(args.labels),
         sha256=digest,
         created_at=utc_now(),
+        draws=draws,
     )
     path = check_path(loaded.source, loaded.base_dir)
     write_text_atomic(path, check.model_dump_json(indent=2) + "\n")
@@ -85,8 +94,9 @@ def _lines(check: object) -> list[str]:
     kappa = "undefined (one label throughout)" if check.kappa is None else f"{check.kappa:.2f}"
     positives = check.true_positive + check.false_negative
     negatives = check.true_negative + check.false_positive
+    graded = f", each answer's verdict the majority of up to {check.draws} draws" if check.draws > 1 else ""
     return [
-        f"{check.n} labels, judge {check.judge}",
+        f"{check.n} labels, judge {check.judge}{graded}",
         "TPR (right when a human says right): "
         + share(check.tpr, check.tpr_low, check.tpr_high, check.true_positive, positives),
         "TNR (wrong when a human says wrong): "

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from cairn_action.errors import CairnError, DataError
 from cairn_action.files import LIMIT_CONFIG, read_text
@@ -57,11 +57,17 @@ class JudgeCheck(BaseModel):
     kappa: float | None
     """None when one rater gave one label throughout (chance agreement is 1)."""
     created_at: str = ""
+    draws: int = Field(default=1, ge=1)
+    """Each answer's verdict is the majority of up to this many judge draws, as every evaluation grades it
+    (run/graded.py JUDGE_DRAWS): the check measures the judging the gate relies on, not one draw of it. 1: a
+    deterministic judge, or a check written before the draws were recorded (one draw)."""
 
     def summary(self) -> str:
-        """`judge: lexical-2, kappa 0.82 on 60 labels`, as the comment shows it."""
+        """`judge: lexical-2, kappa 0.82 on 60 labels`, as the comment shows it (with the draws when an
+        answer's verdict was a majority of several)."""
         kappa = "kappa undefined (one label throughout)" if self.kappa is None else f"kappa {self.kappa:.2f}"
-        return f"judge: {self.judge}, {kappa} on {self.n} labels"
+        draws = f" (each a majority of up to {self.draws} judge draws)" if self.draws > 1 else ""
+        return f"judge: {self.judge}, {kappa} on {self.n} labels{draws}"
 
 
 @dataclass(frozen=True)
@@ -149,9 +155,17 @@ def _wilson(k: int, n: int) -> tuple[float | None, float | None, float | None]:
 
 
 def measure(
-    human: list[bool], judge: list[bool], *, judge_name: str, labels: str, sha256: str, created_at: str = ""
+    human: list[bool],
+    judge: list[bool],
+    *,
+    judge_name: str,
+    labels: str,
+    sha256: str,
+    created_at: str = "",
+    draws: int = 1,
 ) -> JudgeCheck:
-    """TPR, TNR (Wilson 95 %), raw agreement and Cohen's kappa of `judge` against `human`."""
+    """TPR, TNR (Wilson 95 %), raw agreement and Cohen's kappa of `judge` against `human`; `draws`: the judge
+    draws each verdict was the majority of."""
     from cairn_action.golden.agreement import cohen_kappa  # for a measurement, not every report's import
 
     pairs = list(zip(human, judge, strict=True))
@@ -179,6 +193,7 @@ def measure(
         agreement=(tp + tn) / len(pairs) if pairs else 0.0,
         kappa=cohen_kappa(list(human), list(judge)),
         created_at=created_at,
+        draws=draws,
     )
 
 

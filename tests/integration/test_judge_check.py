@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from eval_kit import REPO, evaluate, write_config
+from fakes.loopback import Step
 from fakes.openai_server import FakeOpenAIServer
 
 from cairn_action.cli import main
@@ -43,7 +44,7 @@ def test_judge_check__shipped_sample_labels__lexical_judge_measured_and_written_
     assert (check["judge"], check["n"], check["false_positive"]) == ("lexical", 60, 8)
 
 
-def test_judge_check__llm_judge__graded_by_the_fake_openai_server_and_recorded_in_the_report(
+def test_judge_check__llm_judge__graded_by_a_majority_of_draws_as_evaluations_grade__recorded_in_the_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("JUDGE_KEY", KEY)
@@ -54,15 +55,21 @@ def test_judge_check__llm_judge__graded_by_the_fake_openai_server_and_recorded_i
         )
         write_config(tmp_path, "tiny-llm", judge)
         monkeypatch.chdir(tmp_path)
+        # The first label's first draw is a judge error ("14 days." is right): outvoted by the next two.
+        server.script(Step(content=json.dumps({"score": 0.0, "correct": False, "rationale": "a slip"})))
         assert main(["judge", "check", str(_labels(tmp_path))]) == 0
+        out = capsys.readouterr().out
         graded = len(server.requests)
         run = evaluate(tmp_path, "tiny-llm", capsys, monkeypatch)
     assert run.code == 0, run.err
-    assert graded == len(TINY_LABELS)  # every label graded by the model, none decided without it
+    # Every label graded by the model (none decided without it) till two draws agree: 2 each, 3 for the first.
+    assert graded == 2 * len(TINY_LABELS) + 1
+    assert "each answer's verdict the majority of up to 3 draws" in out
     check = json.loads((tmp_path / "cairn.judge-check.json").read_text())
     # The fake grades "contains every word of the reference": "Not within 14 days" passes, the rest agree.
+    # One draw would have counted the slip as a false negative (2 true positives).
     assert (check["true_positive"], check["true_negative"], check["false_positive"]) == (3, 2, 1)
-    assert check["judge"].startswith("llm")
+    assert check["judge"].startswith("llm") and check["draws"] == 3
     assert run.report["notes"]["judge_check"]["kappa"] == pytest.approx(check["kappa"])
 
 
