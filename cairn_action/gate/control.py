@@ -111,42 +111,49 @@ def shift_note(baseline: Report, control: Report, candidate: Report, *, critical
         [(tally(now[i]).right, tally(now[i]).n, tally(fresh[i]).right, tally(fresh[i]).n) for i in ids]
     )
     whole = weighted_drop(first_pass_tables(baseline, candidate) + probe_tables(baseline, note.probe))
-    cost = "" if note.cost_usd is None else f", ${note.cost_usd:.4f}"
-    asked = (
-        f"the base system was re-asked now on the {len(ids)} case(s) this PR changed ({note.samples} "
-        f"samples, {note.calls} provider call(s){cost}), and this PR's fresh samples are compared with it "
-        f"there (the base system right in {pairing.right_before} of {pairing.n_before}, this PR in "
-        f"{pairing.right_after} of {pairing.n_after}; one-sided Mantel-Haenszel p = "
-        f"{pairing.p_one_sided:.3g})"
-    )
-    if note.probe:
-        asked += f"; the drift probe asked it {len(note.probe)} unchanged case(s) too"
+    # The comment cuts a note at render/comment_view.py NOTE_LIMIT characters: the claim first, then both
+    # tests' counts, then what the control cost, each in as few words as carry it.
+    probed = f" and {len(note.probe)} probed unchanged case(s)" if note.probe else ""
     before_rate = whole.right_before / whole.n_before if whole.n_before else 0.0
     after_rate = whole.right_after / whole.n_after if whole.n_after else 0.0
+    points = (after_rate - before_rate) * 100
     moved = (
-        f"over every case's first ask{' and the probe' if note.probe else ''}, right in {whole.right_after} "
-        f"of {whole.n_after} now against {whole.right_before} of {whole.n_before} baseline samples "
-        f"({(after_rate - before_rate) * 100:+.1f} points; exact one-sided p = {whole.p_one_sided:.3g}, "
-        "weighted towards the cases that are almost always right)"
+        f"answers now (every case's first ask{probed}) are right in {whole.right_after} of {whole.n_after}, "
+        f"baseline samples in {whole.right_before} of {whole.n_before} ({points:+.1f} points; weighted exact "
+        f"one-sided p = {whole.p_one_sided:.3g})"
     )
+    paired = (
+        f"the base system, re-asked now on the {len(ids)} case(s) this PR changed, is right in "
+        f"{pairing.right_before} of {pairing.n_before} and this PR's fresh samples in {pairing.right_after} "
+        f"of {pairing.n_after} (one-sided Mantel-Haenszel p = {pairing.p_one_sided:.3g})"
+    )
+    cost = control_cost(note)
     wrong_now = whole.n_after - whole.right_after
     shifted = whole.p_one_sided < SHIFT_P and wrong_now >= 2
     if shifted and pairing.p_one_sided >= PAIRING_CLEAR:
         return Shift(
             True,
             True,
-            f"the environment shifted since the baseline, not this PR: {moved}; {asked}; on the changed "
-            "cases this PR is judged against the base system as it answers now",
+            f"the environment shifted since the baseline, not this PR: {moved}; {paired}, so this PR is "
+            f"judged against it there. {cost}",
         )
     if shifted and pairing.p_one_sided >= PAIRING_SILENT and not critical_lost:
         return Shift(
             True,
             False,
-            f"the environment shifted since the baseline: {moved}; {asked}; the fresh pairing neither "
-            f"blames this PR nor clears it (p >= {PAIRING_SILENT:g}, below {PAIRING_CLEAR:g}), so every rule "
-            "still applies to it",
+            f"the environment shifted since the baseline: {moved}; {paired}, which neither blames this PR "
+            f"nor clears it (p >= {PAIRING_SILENT:g}, below {PAIRING_CLEAR:g}), so every rule still applies. "
+            f"{cost}",
         )
-    return Shift(False, False, f"control: {asked}; {moved}")
+    return Shift(False, False, f"control: {paired}; {moved}. {cost}")
+
+
+def control_cost(note: ControlNote) -> str:
+    """`Control: 33 asks of the base system and 28 probe asks, 153 provider calls, $0.0123.`"""
+    probe = f" and {len(note.probe)} probe ask(s)" if note.probe else ""
+    dollars = "" if note.cost_usd is None else f", ${note.cost_usd:.4f}"
+    calls = f"{note.calls} provider call(s){dollars}"
+    return f"Control: {note.samples} ask(s) of the base system{probe}, {calls}."
 
 
 def changed_cases(baseline: Report, candidate: Report) -> list[str]:
@@ -227,26 +234,26 @@ def drift(baseline: Report, probe: Sequence[ProbeRow]) -> tuple[bool, Stratified
     return wrong_now >= 2 and test.p_one_sided < SHIFT_P, test
 
 
-def _probe_words(test: Stratified, cases: int) -> str:
+def _probe_words(test: Stratified) -> str:
     return (
-        f"{cases} unchanged case(s) probed: right in {test.right_after} of {test.n_after} answers now, "
-        f"{test.right_before} of {test.n_before} baseline samples (exact one-sided p = "
-        f"{test.p_one_sided:.3g}, weighted towards the cases that are almost always right)"
+        f"right in {test.right_after} of {test.n_after} answers now against {test.right_before} of "
+        f"{test.n_before} baseline samples; weighted exact one-sided p = {test.p_one_sided:.3g}"
     )
 
 
 def fallback_note(baseline: Report, note: ControlNote) -> tuple[bool, str]:
-    """For a probe-only control (the base system could not be run): (moved as a block, the sentence)."""
+    """For a probe-only control (the base system could not be run): (moved as a block, the sentence), the
+    claim and what to do first; why the base system could not be run and the cost last (the comment cuts a
+    long note)."""
     moved, test = drift(baseline, note.probe)
-    cost = "" if note.cost_usd is None else f", ${note.cost_usd:.4f}"
-    asked = (
-        f"the base system could not be run ({note.why}), so {len(note.probe)} unchanged case(s) were "
-        f"asked again of this pull request ({note.calls} provider call(s){cost})"
-    )
+    dollars = "" if note.cost_usd is None else f", ${note.cost_usd:.4f}"
+    calls = f"{note.calls} provider call(s){dollars}"
+    tail = f"The base system could not be run ({note.why}); the probe cost {calls}."
+    asked = f"{len(note.probe)} unchanged case(s) asked again of this PR"
     if moved:
         return True, (
-            f"the environment shifted since the baseline: {asked}, and they moved as a block "
-            f"({_probe_words(test, len(note.probe))}). Cases this pull request changed are not blamed on it "
-            "while the environment moves: rerun the job later, or refresh the baseline"
+            f"the environment shifted since the baseline: {asked} moved as a block ({_probe_words(test)}), "
+            "so the cases this PR changed are not blamed on it while the environment moves: rerun the job "
+            f"later, or refresh the baseline. {tail}"
         )
-    return False, f"control: {asked}; they answer as the baseline did ({_probe_words(test, len(note.probe))})"
+    return False, f"control: {asked} answer as the baseline did ({_probe_words(test)}). {tail}"

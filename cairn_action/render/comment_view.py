@@ -58,6 +58,10 @@ def marker(config_name: str) -> str:
 
 _TITLE_NAME = 24
 """Characters of a config name in the title; the footer carries the whole name."""
+NOTE_LIMIT = 700
+"""Characters of a note or a reason in the comment, escaped (the report and the decision JSON keep it whole).
+The control's note, the longest Cairn writes, states the shift, both tests' counts and the control's cost
+in about 450 to 600 characters (gate/control.py shift_note); a longer one is cut with an ellipsis."""
 
 
 def _subject(comparison: Comparison) -> str:
@@ -119,7 +123,7 @@ def _statistics(s: Statistics) -> tuple[str, tuple[str, ...]]:
             f"at {s.n_paired} paired cases the exact test cannot catch any correctness drop with 80% power; "
             "the critical-case, bound and guarantee rules still apply"
         )
-    return line, tuple(escape_text(n, limit=400) for n in notes)
+    return line, tuple(escape_text(n, limit=NOTE_LIMIT) for n in notes)
 
 
 def _samples_footer(comparison: Comparison) -> list[str]:
@@ -151,7 +155,7 @@ def _reasons(result: GateResult, budget: Budget) -> tuple[str, ...]:
     hints = {r.code: r.hint for r in result.comparison.refusals}
     lines = []
     for r in decision.reasons[: budget.reasons]:
-        text = escape_text(r.message, limit=400)
+        text = escape_text(r.message, limit=NOTE_LIMIT)
         hint = hints.get(r.code, "") if decision.status == "refused" else ""
         lines.append(f"{text}. To fix: {escape_text(hint, limit=400)}" if hint else text)
     left_out = len(decision.reasons) - len(lines)
@@ -186,7 +190,7 @@ def build_view(
             *_samples_footer(comparison),
         ]
     )
-    notes = tuple(escape_text(n, limit=400) for n in (*comparison.notes, *decision.notes))
+    notes = tuple(escape_text(n, limit=NOTE_LIMIT) for n in (*comparison.notes, *decision.notes))
     common = dict(
         marker=marker(ident.config_name),
         verdict=verdict,

@@ -121,7 +121,7 @@ def test_action__python_target_on_a_drifting_provider__probe_moves_as_a_block__i
     # base commit in git is the template's, which has no drifting.py, so that run fails and the Action
     # falls back to the drift probe, saying why.
     assert (
-        "the base system could not be run (its run failed: the evaluation of default failed"
+        "The base system could not be run (its run failed: the evaluation of default failed"
         in comment["body"]
     )
     assert "critical_case_lost" not in json.dumps(

@@ -221,9 +221,9 @@ def test_eval_baseline_with_control__base_system_reasked_now__blames_the_pr_only
     decision = json.loads(out.read_text())["decision"]
     assert decision["status"] == status
     assert decision["notes"][0].startswith("the environment shifted since the baseline") is shifted
-    assert ("the base system was re-asked now on the 1 case(s) this PR changed (3 samples") in decision[
-        "notes"
-    ][0]
+    note = decision["notes"][0]
+    assert "the base system, re-asked now on the 1 case(s) this PR changed, is right in" in note
+    assert "Control: 3 ask(s) of the base system and 3 probe ask(s)" in note
 
 
 def test_eval_baseline_with_control__baseline_of_six_samples__base_system_still_asked_three_times(
@@ -278,10 +278,9 @@ def test_eval_baseline_with_drift_probe__unchanged_cases_answer_as_before__loss_
     assert main(argv) == 1
     decision = json.loads(out.read_text())["decision"]
     assert decision["status"] == "regression"
-    assert decision["notes"][0].startswith(
-        "control: the base system could not be run (--drift-probe: no base"
-    )
-    assert "they answer as the baseline did" in decision["notes"][0]
+    note = decision["notes"][0]
+    assert note.startswith("control: 3 unchanged case(s) asked again of this PR answer as the baseline did")
+    assert "The base system could not be run (--drift-probe: no base config" in note
 
 
 def _judge_calls_per_answered_sample(records: list) -> set[int]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from gate_fixtures import report
+from gate_fixtures import assert_matches_expected, report
 
 from cairn_action.gate import run_gate
 from cairn_action.gate.confirm import flaky_plan
@@ -197,15 +197,17 @@ def test_gate_with_control__base_system_wrong_now_too__not_blamed_and_no_shift_c
     )
     result = run_gate(baseline, candidate, control=control)
     assert result.decision.status == "pass"
-    assert result.decision.notes[0].startswith("control: the base system was re-asked now on the 1 case(s)")
-    assert "the base system right in 0 of 3, this PR in 0 of 5" in result.decision.notes[0]
+    assert result.decision.notes[0].startswith("control: the base system, re-asked now on the 1 case(s) this")
+    assert "is right in 0 of 3 and this PR's fresh samples in 0 of 5" in result.decision.notes[0]
+    note = result.decision.notes[0]
+    assert note.endswith("Control: 3 ask(s) of the base system, 3 provider call(s), $0.0000.")
 
 
 def test_gate_with_control__base_system_still_right__the_loss_stands() -> None:
     baseline, candidate = report("noisy_baseline"), report("noisy_lost")
     result = run_gate(baseline, candidate, control=_control(baseline, {"ret-008": {}}))
     assert result.decision.status == "regression"
-    assert result.decision.notes[0].startswith("control: the base system was re-asked now on the 1 case(s)")
+    assert result.decision.notes[0].startswith("control: the base system, re-asked now on the 1 case(s) this")
     (reason,) = [r for r in result.decision.reasons if r.code == "critical_case_lost"]
     assert "wrong in 5 of 5 samples, right in the base system's, re-asked now, 3 of 3" in reason.message
 
@@ -296,8 +298,12 @@ def test_gate_with_probe__unchanged_cases_moved_as_a_block__incomplete_exit_3_an
     assert decision.headline == "the environment shifted since the baseline"
     [reason] = decision.reasons
     assert reason.code == "environment_shifted" and reason.subject is None
-    assert "the base system could not be run (a python: target)" in reason.message
-    assert f"{len(probed)} unchanged case(s) were asked again" in reason.message
+    assert reason.message.startswith(
+        f"the environment shifted since the baseline: {len(probed)} unchanged case(s) asked again of this PR "
+        "moved as a block"
+    )
+    assert "rerun the job later, or refresh the baseline" in reason.message
+    assert "The base system could not be run (a python: target); the probe cost 5 provider" in reason.message
 
 
 def test_gate_with_probe__unchanged_cases_answer_as_before__the_gate_decides_and_says_which_control() -> None:
@@ -309,8 +315,8 @@ def test_gate_with_probe__unchanged_cases_answer_as_before__the_gate_decides_and
     answers = {c: [True] for c in probed} | {probed[0]: [False]}  # one wrong answer is not a block
     decision = run_gate(baseline, candidate, control=_probe(baseline, answers)).decision
     assert decision.status == "pass"
-    assert decision.notes[0].startswith("control: the base system could not be run (a python: target), so 5")
-    assert "they answer as the baseline did" in decision.notes[0]
+    assert decision.notes[0].startswith("control: 5 unchanged case(s) asked again of this PR answer as the")
+    assert "The base system could not be run (a python: target)" in decision.notes[0]
 
 
 def _probed_control(baseline: Report, changed: dict[str, dict[str, object]]) -> tuple[Report, list[str]]:
@@ -326,17 +332,29 @@ def _probed_control(baseline: Report, changed: dict[str, dict[str, object]]) -> 
 
 
 def test_gate_with_control__probe_moved_and_base_as_wrong_as_the_pr__the_environment_shifted_said() -> None:
+    from cairn_action.render.markdown import render_comment
+
     baseline = _sampled(report("noisy_baseline"))
     candidate = report("noisy_lost")
     now_wrong = next(c for c in candidate.per_case if c.case_id == "ret-008")
     wrong = now_wrong.model_copy(update={"n_samples": 3, "n_right": 0}).model_dump()
     control, probed = _probed_control(baseline, {"ret-008": wrong})
-    decision = run_gate(baseline, candidate, control=control).decision
+    result = run_gate(baseline, candidate, control=control)
+    decision = result.decision
     assert decision.status == "pass"
     assert decision.notes[0].startswith(
-        "the environment shifted since the baseline, not this PR: over every case"
+        f"the environment shifted since the baseline, not this PR: answers now (every case's first ask and "
+        f"{len(probed)} probed unchanged case(s)) are right in"
     )
-    assert f"the drift probe asked it {len(probed)} unchanged case(s) too" in decision.notes[0]
+    # What the pull request sees: the claim, both tests' counts and what the control cost, whole (a note the
+    # comment once cut mid-sentence hid the cost).
+    body = render_comment(result, trend=None)
+    [note] = [line for line in body.splitlines() if line.startswith("- the environment shifted")]
+    cost = (
+        f"Control: 3 ask(s) of the base system and {len(probed)} probe ask(s), 3 provider call(s), \\$0.0000."
+    )
+    assert note.endswith(cost)
+    assert_matches_expected("pass_environment_shifted.md", body)
 
 
 def test_gate_with_control__probe_moved_but_base_system_still_right__pr_blamed_no_shift_said() -> None:
@@ -364,10 +382,10 @@ def test_gate_with_control__shift_and_pairing_between_0_1_and_0_2__shift_said_no
     control, _ = _probed_control(baseline, {"ret-008": two_of_three})
     decision = run_gate(baseline, candidate, control=control).decision
     assert "critical_case_lost" not in {r.code for r in decision.reasons}
-    assert decision.notes[0].startswith("the environment shifted since the baseline: over every case")
+    assert decision.notes[0].startswith("the environment shifted since the baseline: answers now (every case")
     assert "one-sided Mantel-Haenszel p = 0.118" in decision.notes[0]
     assert (
-        "neither blames this PR nor clears it (p >= 0.05, below 0.2), so every rule still applies"
+        "which neither blames this PR nor clears it (p >= 0.05, below 0.2), so every rule still applies"
         in (decision.notes[0])
     )
     assert not any(n.startswith("not blamed on this PR") for n in decision.notes)
