@@ -1,0 +1,171 @@
+"""What limits the bad day's note "the environment shifted" (issue 23): a numpy model of the shift test.
+
+Not a test: it prints, per design, how often the note's test fires on a same-system pull request and on a
+bad day, under the held-out harness's noise model (benchmarks/heldout_noise.py, re-implemented here in
+numpy, without HTTP, the judge's wording or the gate's other rules):
+
+    .venv/bin/python benchmarks/shift_note_sim.py [--worlds 300] [--seed 7]
+
+The model: 54 answerable and 18 unanswerable eval cases; 70 % and 80 % of them truly right; each case flips
+with its own rate f ~ Beta(0.25, 3.5) on every ask; an answerable answer is graded by a judge that errs per
+draw with probability q x {.5, 1, 1.5}[difficulty] x (2 when the answer is hedged, which it is with
+probability 0.2 + 2 f), the verdict the majority of up to `draws` draws; the bad day turns a right answer
+wrong with probability s x {.5, 1, 1.5}[difficulty], s set so that 5 points of all cases are lost in
+expectation. The baseline has `baseline_samples` samples per case; the pull request asks every case once
+(the first pass) and a probe of `probe` cases right in the baseline's first sample, once each, compared
+with the baseline's samples after the first (gate/control.py probe_tables). The note's test is the gate's
+own: `stats.weighted_drop` over both, one-sided p < 0.1 (gate/control.py SHIFT_P), at least two answers
+now wrong. Each world (a draw of every case's truth, difficulty and f) serves 4 pairs; rates are over
+pairs.
+
+It leaves out what the gate adds (the fresh pairing may withhold the note) and the harness's hash-based
+truth table, so it reads high: on the harness the shipped design says "shifted" on 73 % of bad days and 15 %
+of same-system pull requests (benchmarks/README.md, round 6), here about 79 % and 11 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from cairn_action.gate.control import SHIFT_P
+from cairn_action.gate.stats import rarity_weight, weighted_drop
+
+N_ANSWERABLE, N_UNANSWERABLE = 54, 18
+DIFFICULTY = np.array([0.5, 1.0, 1.5])
+PER_WORLD = 4
+
+
+@dataclass(frozen=True)
+class Design:
+    name: str
+    probe: int = 16
+    """Probe asks per pull request: the harness's bad days got 15 to 17 on average under the cap of 10 extra
+    calls per changed case (about 10 changed cases, 52 re-asks of the candidate, 29 of the base system)."""
+    baseline_samples: int = 10
+    chosen_on: int = 1
+    """The probe asks cases right in the baseline's first `chosen_on` samples, compared with the others
+    (gate/control.py probe_eligible: 1)."""
+    judge_draws: int = 3
+    """The verdict is the majority of up to this many judge draws (stopping once one verdict has it)..."""
+    lead: bool = False
+    """... or, with `lead`, stopping as soon as one verdict leads by 2 (at most `judge_draws`, then the
+    majority): 3 is the same rule either way."""
+    q: float = 0.05
+    weight: Callable[[int, int], float] = rarity_weight
+
+
+DESIGNS = [
+    Design("shipped: probe 16, baseline 10 samples, judge majority of 3"),
+    Design("judge exact (q 0)", q=0.0),
+    Design("weight log(1 + 0.1 n/m)", weight=lambda n, m: math.log(1 + 0.1 * n / m) / math.log(1.1)),
+    Design("weight sqrt(n/m)", weight=lambda n, m: math.sqrt(n / m)),
+    Design("weight 1 (Mantel-Haenszel-like)", weight=lambda n, m: 1.0),
+    Design("probe cases right in the first 3 baseline samples, compared with the other 7", chosen_on=3),
+    Design("no probe", probe=0),
+    Design("probe 25", probe=25),
+    Design("probe 40", probe=40),
+    Design("probe 60", probe=60),
+    Design("baseline 5 samples", baseline_samples=5),
+    Design("baseline 20 samples", baseline_samples=20),
+    Design("judge majority of 5", judge_draws=5),
+    Design("judge: first to lead by 2, at most 5 draws", judge_draws=5, lead=True),
+    Design("judge: first to lead by 2, at most 7 draws", judge_draws=7, lead=True),
+    Design("baseline 20, judge of 5, probe 25", baseline_samples=20, judge_draws=5, probe=25),
+]
+
+
+def majority_error(e: np.ndarray, draws: int) -> np.ndarray:
+    """The chance that the majority of `draws` independent draws errs, each erring with probability `e`."""
+    need = draws // 2 + 1
+    return sum(math.comb(draws, k) * e**k * (1 - e) ** (draws - k) for k in range(need, draws + 1))
+
+
+def lead_error(e: np.ndarray, cap: int) -> np.ndarray:
+    """The chance that "draw until one verdict leads by 2, at most `cap` (odd) draws, then the majority"
+    errs, each draw erring with probability `e`: a walk of the lead, absorbed at +-2 or at the cap."""
+    at = {0: np.ones_like(e)}  # lead (right minus wrong) -> probability, among walks still going
+    wrong = np.zeros_like(e)
+    for n in range(1, cap + 1):
+        step: dict[int, np.ndarray] = {}
+        for lead, p in at.items():
+            step[lead + 1] = step.get(lead + 1, 0) + p * (1 - e)
+            step[lead - 1] = step.get(lead - 1, 0) + p * e
+        at = {}
+        for lead, p in step.items():
+            if abs(lead) >= 2 or n == cap:
+                wrong = wrong + (p if lead < 0 else 0)
+            else:
+                at[lead] = p
+    return wrong
+
+
+def world(rng: np.random.Generator, design: Design) -> tuple[np.ndarray, np.ndarray]:
+    """(P(judged right) per case on an ordinary day, the same on the bad day)."""
+    n = N_ANSWERABLE + N_UNANSWERABLE
+    answerable = np.arange(n) < N_ANSWERABLE
+    truth = np.where(answerable, rng.random(n) < 0.7, rng.random(n) < 0.8)
+    weight = DIFFICULTY[rng.integers(0, 3, n)]
+    flip = rng.beta(0.25, 3.5, n)
+    hedged = np.minimum(0.8, 0.2 + 2 * flip)
+    per_draw = design.q * weight
+    errs = lead_error if design.lead else majority_error
+    judge = hedged * errs(np.minimum(1.0, 2 * per_draw), design.judge_draws)
+    judge = judge + (1 - hedged) * errs(per_draw, design.judge_draws)
+    judge = np.where(answerable, judge, 0.0)  # an abstention is scored without the judge
+    right = truth * (1 - flip) + ~truth * flip
+    shift = 0.05 * n / float(np.sum(right * weight))
+    bad = right * (1 - np.minimum(1.0, shift * weight))
+    return right * (1 - judge) + (1 - right) * judge, bad * (1 - judge) + (1 - bad) * judge
+
+
+def said(tables: list[tuple[int, int, int, int]], wrong_now: int, design: Design) -> bool:
+    return wrong_now >= 2 and weighted_drop(tables, weight=design.weight).p_one_sided < SHIFT_P
+
+
+def run(design: Design, worlds: int, seed: int) -> tuple[float, float]:
+    rng = np.random.default_rng(seed)
+    hits = {"same": 0, "bad": 0}
+    pairs = 0
+    for _ in range(worlds):
+        ordinary, bad_day = world(rng, design)
+        nb = design.baseline_samples
+        baseline = rng.random((nb, ordinary.size)) < ordinary[None, :]
+        chosen = design.chosen_on
+        eligible = np.flatnonzero(baseline[:chosen].all(0))  # compared on the samples that did not choose
+        every, later = baseline.sum(0), baseline[chosen:].sum(0)
+        for _ in range(PER_WORLD):
+            pairs += 1
+            probe = rng.choice(eligible, size=min(design.probe, eligible.size), replace=False)
+            for kind, p in (("same", ordinary), ("bad", bad_day)):
+                first = rng.random(p.size) < p
+                again = rng.random(probe.size) < p[probe]
+                tables = [(int(every[i]), nb, int(first[i]), 1) for i in range(p.size)]
+                tables += [(int(later[i]), nb - chosen, int(a), 1) for i, a in zip(probe, again, strict=True)]
+                hits[kind] += said(tables, int((~first).sum() + (~again).sum()), design)
+    return hits["same"] / pairs, hits["bad"] / pairs
+
+
+def main() -> None:
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
+    parser.add_argument("--worlds", type=int, default=300, help="worlds per design (4 pairs each)")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    print(f"{args.worlds * PER_WORLD} pairs per design, seed {args.seed} (the same worlds for every design)")
+    print("| design | same system: says shifted | bad day: says shifted | goal |")
+    print("|---|---|---|---|")
+    for design in DESIGNS:
+        same, bad = run(design, args.worlds, args.seed)
+        print(f"| {design.name} | {same:.1%} | {bad:.1%} | bad day >= 80 % |")
+    print(f"wall {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
