@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from cairn_action.errors import DataError, ExitCode
 from cairn_action.gate.compare import WholeRead, compare
-from cairn_action.gate.control import check_control, fallback_note, fresh_samples, shift_note
+from cairn_action.gate.control import SHIFT_HEADLINE, check_control, fallback_note, fresh_samples, shift_note
 from cairn_action.gate.models import Comparison, Decision, GateResult, Override, Reason
 from cairn_action.gate.outcome import rule_samples
 from cairn_action.gate.paired import detect_drop_of
@@ -69,6 +69,10 @@ def run_gate(
             # did (in the model a bad day then failed 2.6 % of pairs, not 4.0 %; benchmarks/README.md).
             comparison = compared_with(None)
             decision = _drift_discounted(decide(comparison, policy, override))
+        if shift.said:
+            # The verdict's line says it too: the note itself sits below the tables.
+            said = SHIFT_HEADLINE + (", not this PR" if shift.cleared else "")
+            decision = decision.model_copy(update={"headline": f"{decision.headline}; {said}"})
     else:
         moved, sentence = fallback_note(baseline, note)
         if moved and decision.status != "refused":
@@ -78,7 +82,7 @@ def run_gate(
                 decision=Decision(
                     status="incomplete",
                     exit_code=ExitCode.INFRASTRUCTURE,
-                    headline="the environment shifted since the baseline",
+                    headline=SHIFT_HEADLINE,
                     reasons=[Reason(code="environment_shifted", message=sentence)],
                     notes=[n for n in decision.notes if "override" not in n],
                     policy=decision.policy,

@@ -24,6 +24,11 @@ the baseline at this one-sided level (the exact weighted test, stats.weighted_dr
 clears the pull request (shift_note); the probe-only control calls the verdict incomplete at it (drift)."""
 
 
+SHIFT_HEADLINE = "the environment shifted since the baseline"
+"""How the note, and the verdict's line, say it (the incomplete verdict of a probe that moved as a block, or a
+pass or regression's line with ", not this PR" when the fresh pairing clears the pull request)."""
+
+
 def check_control(baseline: Report, control: Report, *, source: str) -> None:
     """A control must be a control of this baseline: same corpus, golden set, split and cases."""
     if control.notes.control is None:

@@ -342,6 +342,7 @@ def test_gate_with_control__probe_moved_and_base_as_wrong_as_the_pr__the_environ
     result = run_gate(baseline, candidate, control=control)
     decision = result.decision
     assert decision.status == "pass"
+    assert decision.headline.endswith("; the environment shifted since the baseline, not this PR")
     assert decision.notes[0].startswith(
         f"the environment shifted since the baseline, not this PR: answers now (every case's first ask and "
         f"{len(probed)} probed unchanged case(s)) are right in"
@@ -383,6 +384,7 @@ def test_gate_with_control__shift_and_pairing_between_0_1_and_0_2__shift_said_no
     decision = run_gate(baseline, candidate, control=control).decision
     assert "critical_case_lost" not in {r.code for r in decision.reasons}
     assert decision.notes[0].startswith("the environment shifted since the baseline: answers now (every case")
+    assert decision.headline.endswith("; the environment shifted since the baseline")
     assert "one-sided Mantel-Haenszel p = 0.118" in decision.notes[0]
     assert (
         "which neither blames this PR nor clears it (p >= 0.05, below 0.2), so every rule still applies"
