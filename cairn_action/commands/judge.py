@@ -19,7 +19,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     from cairn_action.run.cache import ResultCache
     from cairn_action.run.graded import JUDGE_DRAWS, judge_answer
     from cairn_action.run.judge import LexicalJudge
-    from cairn_action.score.judge_check import check_path, measure, read_labels
+    from cairn_action.score.judge_check import check_path, disagreements, measure, read_labels
 
     cwd = Path.cwd()
     loaded = load_config_args(args, cwd)
@@ -55,6 +55,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     )
     cache = ResultCache(loaded.cache_dir)
     verdicts: list[bool] = []
+    rationales: list[str] = []
     for label in labels:
         case = cases[label.case_id]
         judged = judge_answer(judge, cache, case, label.answer, time.perf_counter, sample=0, draws=draws)  # type: ignore[arg-type]
@@ -64,6 +65,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
                 "check the judge's provider settings and key, then run it again (graded answers are cached)",
             )
         verdicts.append(judged.verdict.correct is True)
+        rationales.append(judged.verdict.rationale)
     check = measure(
         [label.human for label in labels],
         verdicts,
@@ -76,6 +78,8 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     path = check_path(loaded.source, loaded.base_dir)
     write_text_atomic(path, check.model_dump_json(indent=2) + "\n")
     for line in _lines(check):
+        print(line)
+    for line in disagreements(str(args.labels), labels, verdicts, rationales):
         print(line)
     print(f"judge check written: {path} (recorded in every report's notes; [judge] min_kappa gates on it)")
     return ExitCode.PASS

@@ -18,6 +18,7 @@ import hashlib
 import io
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
@@ -195,6 +196,36 @@ def measure(
         created_at=created_at,
         draws=draws,
     )
+
+
+SHOWN_DISAGREEMENTS = 10
+"""Labels the judge disagrees with, listed by `file:line` so the rubric (or the label) can be fixed; the
+rest are counted."""
+_ANSWER_SHOWN = 80
+
+
+def disagreements(
+    source: str, labels: Sequence[Label], verdicts: list[bool], rationales: list[str]
+) -> list[str]:
+    """`labels.jsonl:6: com-003: a human says wrong, the judge right: 'Not 15%' (its rationale)`."""
+    word = {True: "right", False: "wrong"}
+    lines = []
+    for label, said, why in zip(labels, verdicts, rationales, strict=True):
+        if said == label.human:
+            continue
+        flat = " ".join(label.answer.split())
+        shown = flat if len(flat) <= _ANSWER_SHOWN else flat[: _ANSWER_SHOWN - 1] + "…"
+        said_why = "".join(ch for ch in " ".join(why.split()) if ch.isprintable())[:_ANSWER_SHOWN]
+        because = f" ({said_why})" if said_why else ""  # a model's words: no control characters
+        lines.append(
+            f"{source}:{label.line}: {label.case_id}: a human says {word[label.human]}, the judge "
+            f"{word[said]}: {shown!r}{because}"
+        )
+    if not lines:
+        return []
+    more = len(lines) - SHOWN_DISAGREEMENTS
+    head = [f"the judge disagrees with {len(lines)} label(s):"]
+    return head + lines[:SHOWN_DISAGREEMENTS] + ([f"... and {more} more"] if more > 0 else [])
 
 
 def check_path(config_source: Path | None, base_dir: Path) -> Path:

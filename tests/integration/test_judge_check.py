@@ -40,6 +40,9 @@ def test_judge_check__shipped_sample_labels__lexical_judge_measured_and_written_
     assert "TPR (right when a human says right): 100.0% (30 of 30; 95% Wilson 88.6% to 100.0%)" in out
     assert "TNR (wrong when a human says wrong): 73.3% (22 of 30" in out
     assert "raw agreement 86.7%, Cohen's kappa 0.73" in out
+    # Each disagreement by file:line, so the rubric (or the label) can be fixed.
+    assert "the judge disagrees with 8 label(s):" in out
+    assert "labels.jsonl:6: com-003: a human says wrong, the judge right: 'Not 15%' (the answer" in out
     check = json.loads((tmp_path / "cairn.judge-check.json").read_text())
     assert (check["judge"], check["n"], check["false_positive"]) == ("lexical", 60, 8)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cairn_action.errors import DataError
-from cairn_action.score.judge_check import measure, read_labels
+from cairn_action.score.judge_check import Label, disagreements, measure, read_labels
 
 
 def _wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -89,3 +89,19 @@ def test_read_labels__verdict_that_is_neither__data_error_with_file_and_line(tmp
     )
     with pytest.raises(DataError, match=r"l\.jsonl:2: human verdict 'maybe' is neither right nor wrong"):
         read_labels(path)
+
+
+def test_disagreements__by_file_and_line_ten_at_most__the_rest_counted__model_words_printable() -> None:
+    labels = [
+        Label(case_id=f"c-{i:02d}", answer=f"answer {i}\nsecond line", human=i % 2 == 0, line=i + 1)
+        for i in range(14)
+    ]
+    verdicts = [label.human if i < 2 else not label.human for i, label in enumerate(labels)]
+    rationales = ["\x1b[31mred\x1b[0m says\nso"] * 14
+    lines = disagreements("labels.jsonl", labels, verdicts, rationales)
+    assert lines[0] == "the judge disagrees with 12 label(s):"
+    shown = "'answer 2 second line' ([31mred[0m says so)"
+    assert lines[1] == f"labels.jsonl:3: c-02: a human says right, the judge wrong: {shown}"
+    assert len(lines) == 1 + 10 + 1 and lines[-1] == "... and 2 more"
+    assert all("\x1b" not in line for line in lines)
+    assert disagreements("labels.jsonl", labels[:2], verdicts[:2], rationales[:2]) == []
