@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cairn_action.errors import DataError, ExitCode, InfrastructureError
+
+if TYPE_CHECKING:
+    from cairn_action.run.graded import Judged
+    from cairn_action.score.judge_check import Label
 
 
 def cmd_judge_check(args: argparse.Namespace) -> int:
@@ -54,18 +61,26 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
         else JUDGE_DRAWS
     )
     cache = ResultCache(loaded.cache_dir)
-    verdicts: list[bool] = []
-    rationales: list[str] = []
-    for label in labels:
+
+    def grade(label: Label) -> Judged:
         case = cases[label.case_id]
-        judged = judge_answer(judge, cache, case, label.answer, time.perf_counter, sample=0, draws=draws)  # type: ignore[arg-type]
+        return judge_answer(judge, cache, case, label.answer, time.perf_counter, sample=0, draws=draws)  # type: ignore[arg-type]
+
+    # Graded [run] max_concurrency at a time, as an evaluation asks its cases: 200 labels at 2 to 3 draws
+    # each are hundreds of calls to the judge's model. The lexical judge is local: one thread.
+    workers = 1 if isinstance(judge, LexicalJudge) else max(1, min(config.run.max_concurrency, len(labels)))
+    if workers > 1:
+        print(f"grading {len(labels)} labels with {name}, {workers} at a time", file=sys.stderr)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        graded = list(pool.map(grade, labels))
+    for label, judged in zip(labels, graded, strict=True):
         if judged.error is not None or judged.verdict is None:
             raise InfrastructureError(
                 f"{args.labels}:{label.line}: the judge could not grade this answer: {judged.error}",
                 "check the judge's provider settings and key, then run it again (graded answers are cached)",
             )
-        verdicts.append(judged.verdict.correct is True)
-        rationales.append(judged.verdict.rationale)
+    verdicts = [judged.verdict.correct is True for judged in graded if judged.verdict is not None]
+    rationales = [judged.verdict.rationale for judged in graded if judged.verdict is not None]
     check = measure(
         [label.human for label in labels],
         verdicts,

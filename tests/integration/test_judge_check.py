@@ -3,6 +3,7 @@ loopback fake OpenAI server, the result recorded in reports and the comment, and
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -54,11 +55,12 @@ def test_judge_check__llm_judge__graded_by_a_majority_of_draws_as_evaluations_gr
     with FakeOpenAIServer(api_key=KEY) as server:
         judge = (
             f'[judge]\nname = "llm"\nprovider = "openai"\nmodel = "judge-m"\nbase_url = "{server.base_url}"\n'
-            'api_key_env = "JUDGE_KEY"\n'
+            'api_key_env = "JUDGE_KEY"\n[run]\nmax_concurrency = 1\n'
         )
         write_config(tmp_path, "tiny-llm", judge)
         monkeypatch.chdir(tmp_path)
-        # The first label's first draw is a judge error ("14 days." is right): outvoted by the next two.
+        # One label at a time, so the scripted slip is the first label's first draw ("14 days." is right):
+        # outvoted by the next two.
         server.script(Step(content=json.dumps({"score": 0.0, "correct": False, "rationale": "a slip"})))
         assert main(["judge", "check", str(_labels(tmp_path))]) == 0
         out = capsys.readouterr().out
@@ -74,6 +76,30 @@ def test_judge_check__llm_judge__graded_by_a_majority_of_draws_as_evaluations_gr
     assert (check["true_positive"], check["true_negative"], check["false_positive"]) == (3, 2, 1)
     assert check["judge"].startswith("llm") and check["draws"] == 3
     assert run.report["notes"]["judge_check"]["kappa"] == pytest.approx(check["kappa"])
+
+
+def test_judge_check__llm_judge__labels_graded_at_the_runs_concurrency(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUDGE_KEY", KEY)
+    latency = 0.3
+    with FakeOpenAIServer(api_key=KEY, latency_s=latency) as server:
+        judge = (
+            f'[judge]\nname = "llm"\nprovider = "openai"\nmodel = "judge-m"\nbase_url = "{server.base_url}"\n'
+            'api_key_env = "JUDGE_KEY"\n[run]\nmax_concurrency = 3\n'
+        )
+        write_config(tmp_path, "tiny-llm", judge)
+        monkeypatch.chdir(tmp_path)
+        assert main(["judge", "check", str(_labels(tmp_path))]) == 0
+        arrived = sorted(r.at for r in server.requests)
+    err = capsys.readouterr().err
+    assert "grading 6 labels with llm (openai judge-m, rubric llm-rubric-1), 3 at a time" in err
+    # One at a time, each request would arrive after the last reply (latency after its arrival); here a
+    # request arrives while another is still waiting for its reply.
+    assert len(arrived) == 2 * len(TINY_LABELS)
+    assert any(later < earlier + latency for earlier, later in itertools.pairwise(arrived))
+    check = json.loads((tmp_path / "cairn.judge-check.json").read_text())
+    assert (check["true_positive"], check["true_negative"], check["false_positive"]) == (3, 2, 1)
 
 
 def test_gate__baseline_sets_min_kappa__unvalidated_judge_refused_exit_2_then_validated_passes(
