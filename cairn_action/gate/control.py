@@ -139,14 +139,14 @@ def shift_note(baseline: Report, control: Report, candidate: Report, *, critical
         return Shift(
             True,
             True,
-            f"the environment shifted since the baseline, not this PR: {moved}; {paired}, so this PR is "
+            f"{SHIFT_HEADLINE}, not this PR: {moved}; {paired}, so this PR is "
             f"judged against it there. {cost}",
         )
     if shifted and pairing.p_one_sided >= PAIRING_SILENT and not critical_lost:
         return Shift(
             True,
             False,
-            f"the environment shifted since the baseline: {moved}; {paired}, which neither blames this PR "
+            f"{SHIFT_HEADLINE}: {moved}; {paired}, which neither blames this PR "
             f"nor clears it (p >= {PAIRING_SILENT:g}, below {PAIRING_CLEAR:g}), so every rule still applies. "
             f"{cost}",
         )
@@ -154,7 +154,7 @@ def shift_note(baseline: Report, control: Report, candidate: Report, *, critical
 
 
 def control_cost(note: ControlNote) -> str:
-    """`Control: 33 asks of the base system and 28 probe asks, 153 provider calls, $0.0123.`"""
+    """`Control: 33 ask(s) of the base system and 28 probe ask(s), 153 provider call(s), $0.0123.`"""
     probe = f" and {len(note.probe)} probe ask(s)" if note.probe else ""
     dollars = "" if note.cost_usd is None else f", ${note.cost_usd:.4f}"
     calls = f"{note.calls} provider call(s){dollars}"
@@ -257,7 +257,7 @@ def fallback_note(baseline: Report, note: ControlNote) -> tuple[bool, str]:
     asked = f"{len(note.probe)} unchanged case(s) asked again of this PR"
     if moved:
         return True, (
-            f"the environment shifted since the baseline: {asked} moved as a block ({_probe_words(test)}), "
+            f"{SHIFT_HEADLINE}: {asked} moved as a block ({_probe_words(test)}), "
             "so the cases this PR changed are not blamed on it while the environment moves: rerun the job "
             f"later, or refresh the baseline. {tail}"
         )
