@@ -154,10 +154,11 @@ def shift_note(baseline: Report, control: Report, candidate: Report, *, critical
 
 
 def control_cost(note: ControlNote) -> str:
-    """`Control: 33 ask(s) of the base system and 28 probe ask(s), 153 provider call(s), $0.0123.`"""
+    """`Control: 33 ask(s) of the base system and 28 probe ask(s), 153 provider call(s) with the judge's,
+    $0.0123.` (the judge's draws are calls too: up to 3 an answer for a model judge)."""
     probe = f" and {len(note.probe)} probe ask(s)" if note.probe else ""
     dollars = "" if note.cost_usd is None else f", ${note.cost_usd:.4f}"
-    calls = f"{note.calls} provider call(s){dollars}"
+    calls = f"{note.calls} provider call(s) with the judge's{dollars}"
     return f"Control: {note.samples} ask(s) of the base system{probe}, {calls}."
 
 
@@ -252,7 +253,7 @@ def fallback_note(baseline: Report, note: ControlNote) -> tuple[bool, str]:
     long note)."""
     moved, test = drift(baseline, note.probe)
     dollars = "" if note.cost_usd is None else f", ${note.cost_usd:.4f}"
-    calls = f"{note.calls} provider call(s){dollars}"
+    calls = f"{note.calls} provider call(s) with the judge's{dollars}"
     tail = f"The base system could not be run ({note.why}); the probe cost {calls}."
     asked = f"{len(note.probe)} unchanged case(s) asked again of this PR"
     if moved:

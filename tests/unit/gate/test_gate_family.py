@@ -200,7 +200,9 @@ def test_gate_with_control__base_system_wrong_now_too__not_blamed_and_no_shift_c
     assert result.decision.notes[0].startswith("control: the base system, re-asked now on the 1 case(s) this")
     assert "is right in 0 of 3 and this PR's fresh samples in 0 of 5" in result.decision.notes[0]
     note = result.decision.notes[0]
-    assert note.endswith("Control: 3 ask(s) of the base system, 3 provider call(s), $0.0000.")
+    assert note.endswith(
+        "Control: 3 ask(s) of the base system, 3 provider call(s) with the judge's, $0.0000."
+    )
 
 
 def test_gate_with_control__base_system_still_right__the_loss_stands() -> None:
@@ -351,9 +353,9 @@ def test_gate_with_control__probe_moved_and_base_as_wrong_as_the_pr__the_environ
     # comment once cut mid-sentence hid the cost).
     body = render_comment(result, trend=None)
     [note] = [line for line in body.splitlines() if line.startswith("- the environment shifted")]
-    cost = (
-        f"Control: 3 ask(s) of the base system and {len(probed)} probe ask(s), 3 provider call(s), \\$0.0000."
-    )
+    probes = f"{len(probed)} probe ask(s)"
+    calls = "3 provider call(s) with the judge's, \\$0.0000."
+    cost = f"Control: 3 ask(s) of the base system and {probes}, {calls}"
     assert note.endswith(cost)
     assert_matches_expected("pass_environment_shifted.md", body)
 
