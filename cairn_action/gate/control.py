@@ -118,7 +118,12 @@ def shift_note(baseline: Report, control: Report, candidate: Report, *, critical
     whole = weighted_drop(first_pass_tables(baseline, candidate) + probe_tables(baseline, note.probe))
     # The comment cuts a note at render/comment_view.py NOTE_LIMIT characters: the claim first, then both
     # tests' counts, then what the control cost, each in as few words as carry it.
-    probed = f" and {len(note.probe)} probed unchanged case(s)" if note.probe else ""
+    # "cases" spelt out: "case(s))" would close two brackets at once.
+    probed = (
+        f" and {len(note.probe)} probed unchanged case{'s' if len(note.probe) != 1 else ''}"
+        if note.probe
+        else ""
+    )
     before_rate = whole.right_before / whole.n_before if whole.n_before else 0.0
     after_rate = whole.right_after / whole.n_after if whole.n_after else 0.0
     points = (after_rate - before_rate) * 100

@@ -347,7 +347,7 @@ def test_gate_with_control__probe_moved_and_base_as_wrong_as_the_pr__the_environ
     assert decision.headline.endswith("; the environment shifted since the baseline, not this PR")
     assert decision.notes[0].startswith(
         f"the environment shifted since the baseline, not this PR: answers now (every case's first ask and "
-        f"{len(probed)} probed unchanged case(s)) are right in"
+        f"{len(probed)} probed unchanged cases) are right in"
     )
     # What the pull request sees: the claim, both tests' counts and what the control cost, whole (a note the
     # comment once cut mid-sentence hid the cost).
