@@ -61,7 +61,7 @@ def run_gate(
         return GateResult(decision=decision, comparison=comparison)
     if note.kind == "base":
         critical = any(r.code == "critical_case_lost" for r in decision.reasons)
-        shift = shift_note(baseline, control, candidate, critical_lost=critical)
+        shift = shift_note(baseline, control, candidate, comparison.stats, critical_lost=critical)
         sentence = shift.sentence
         if shift.cleared:
             # The committed baseline's samples predate the shift the pairing clears this PR of: the critical

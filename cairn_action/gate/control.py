@@ -14,8 +14,9 @@ from typing import NamedTuple
 from cairn_action.errors import DataError
 from cairn_action.gate.compare import refusals
 from cairn_action.gate.confirm import confirmation_plan
+from cairn_action.gate.models import Statistics
 from cairn_action.gate.outcome import is_right, tally, verdict
-from cairn_action.gate.stats import Stratified, mantel_haenszel_drop, weighted_drop
+from cairn_action.gate.stats import Stratified, weighted_drop
 from cairn_action.report.models import ControlNote, PerCase, ProbeRow, Report
 
 SHIFT_P = 0.1
@@ -98,23 +99,21 @@ def first_pass_tables(baseline: Report, candidate: Report) -> list[tuple[int, in
     return tables
 
 
-def shift_note(baseline: Report, control: Report, candidate: Report, *, critical_lost: bool = False) -> Shift:
+def shift_note(
+    baseline: Report, control: Report, candidate: Report, stats: Statistics, *, critical_lost: bool = False
+) -> Shift:
     """What the comment says of the environment. It shifted when the first pass over every case (and the
     drift probe) is right less often than the baseline (stats.weighted_drop p < SHIFT_P), and the fresh
     pairing on the changed cases, this PR's re-asks against the base system's, does not blame the pull
     request for it: cleared at p >= PAIRING_CLEAR; said without clearing at p >= PAIRING_SILENT when no
-    critical case is lost (`critical_lost`, the gate's verdict). The base system re-asked on the changed
-    cases alone is no measure of the shift: those cases were chosen because a sample differed
+    critical case is lost (`critical_lost`, the gate's verdict). The pairing is the one the correctness
+    rule reads (`stats`, the comparison with the control: gate/paired.py). The base system re-asked on the
+    changed cases alone is no measure of the shift: those cases were chosen because a sample differed
     (benchmarks/README.md)."""
     note = control.notes.control
     if note is None:
         return Shift(False, False, "")
-    now = {c.case_id: c for c in control.per_case}
-    fresh = {c.case_id: c for c in fresh_samples(candidate, note.cases).per_case}
-    ids = [i for i in note.cases if i in now and i in fresh]
-    pairing = mantel_haenszel_drop(
-        [(tally(now[i]).right, tally(now[i]).n, tally(fresh[i]).right, tally(fresh[i]).n) for i in ids]
-    )
+    pairing_p = 1.0 if stats.pairing_p_one_sided is None else stats.pairing_p_one_sided
     whole = weighted_drop(first_pass_tables(baseline, candidate) + probe_tables(baseline, note.probe))
     # The comment cuts a note at render/comment_view.py NOTE_LIMIT characters: the claim first, then both
     # tests' counts, then what the control cost, each in as few words as carry it.
@@ -133,21 +132,22 @@ def shift_note(baseline: Report, control: Report, candidate: Report, *, critical
         f"one-sided p = {whole.p_one_sided:.3g})"
     )
     paired = (
-        f"the base system, re-asked now on the {len(ids)} case(s) this PR changed, is right in "
-        f"{pairing.right_before} of {pairing.n_before} and this PR's fresh samples in {pairing.right_after} "
-        f"of {pairing.n_after} (one-sided Mantel-Haenszel p = {pairing.p_one_sided:.3g})"
+        f"the base system, re-asked now on the {stats.pairing_cases} case(s) this PR changed, is right in "
+        f"{stats.pairing_right_before} of {stats.pairing_before} and this PR's fresh samples in "
+        f"{stats.pairing_right_after} of {stats.pairing_after} (one-sided Mantel-Haenszel p = "
+        f"{pairing_p:.3g})"
     )
     cost = control_cost(note)
     wrong_now = whole.n_after - whole.right_after
     shifted = whole.p_one_sided < SHIFT_P and wrong_now >= 2
-    if shifted and pairing.p_one_sided >= PAIRING_CLEAR:
+    if shifted and pairing_p >= PAIRING_CLEAR:
         return Shift(
             True,
             True,
             f"{SHIFT_HEADLINE}, not this PR: {moved}; {paired}, so this PR is "
             f"judged against it there. {cost}",
         )
-    if shifted and pairing.p_one_sided >= PAIRING_SILENT and not critical_lost:
+    if shifted and pairing_p >= PAIRING_SILENT and not critical_lost:
         return Shift(
             True,
             False,

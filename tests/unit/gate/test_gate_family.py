@@ -383,7 +383,8 @@ def test_gate_with_control__shift_and_pairing_between_0_1_and_0_2__shift_said_no
     now = next(c for c in candidate.per_case if c.case_id == "ret-008")
     two_of_three = now.model_copy(update={"n_samples": 3, "n_right": 2}).model_dump()
     control, _ = _probed_control(baseline, {"ret-008": two_of_three})
-    decision = run_gate(baseline, candidate, control=control).decision
+    result = run_gate(baseline, candidate, control=control)
+    decision = result.decision
     assert "critical_case_lost" not in {r.code for r in decision.reasons}
     assert decision.notes[0].startswith("the environment shifted since the baseline: answers now (every case")
     assert decision.headline.endswith("; the environment shifted since the baseline")
@@ -393,9 +394,9 @@ def test_gate_with_control__shift_and_pairing_between_0_1_and_0_2__shift_said_no
         in (decision.notes[0])
     )
     assert not any(n.startswith("not blamed on this PR") for n in decision.notes)
-    said = shift_note(baseline, control, candidate)
+    said = shift_note(baseline, control, candidate, result.comparison.stats)
     assert (said.said, said.cleared) == (True, False)
-    lost = shift_note(baseline, control, candidate, critical_lost=True)
+    lost = shift_note(baseline, control, candidate, result.comparison.stats, critical_lost=True)
     assert (lost.said, lost.cleared) == (False, False) and lost.sentence.startswith("control: ")
 
 
