@@ -4,7 +4,7 @@ Not a test: it prints, per design, how often the note's test fires on a same-sys
 bad day, under the held-out harness's noise model (benchmarks/heldout_noise.py, re-implemented here in
 numpy, without HTTP, the judge's wording or the gate's other rules):
 
-    .venv/bin/python benchmarks/shift_note_sim.py [--worlds 300] [--seed 7]
+    .venv/bin/python benchmarks/shift_note_sim.py [--worlds 300] [--seed 7] [--later-asks]
 
 The model: 54 answerable and 18 unanswerable eval cases; 70 % and 80 % of them truly right; each case flips
 with its own rate f ~ Beta(0.25, 3.5) on every ask; an answerable answer is graded by a judge that errs per
@@ -17,6 +17,10 @@ with the baseline's samples after the first (gate/control.py probe_tables). The 
 own: `stats.weighted_drop` over both, one-sided p < 0.1 (gate/control.py SHIFT_P), at least two answers
 now wrong. Each world (a draw of every case's truth, difficulty and f) serves 4 pairs; rates are over
 pairs.
+
+With `--later-asks` it models the whole ask budget of a pull request instead (the changed cases, the
+candidate's re-asks, the base system's asks and the probe under the cap of 10 extra calls per changed case)
+and compares what the note's test reads of the changed cases' later asks (round 8, `reask_tables`).
 
 It leaves out what the gate adds (the fresh pairing may withhold the note) and the harness's hash-based
 truth table, so it reads high: on the harness the shipped design says "shifted" on 73 % of bad days and 15 %
@@ -151,19 +155,100 @@ def run(design: Design, worlds: int, seed: int) -> tuple[float, float]:
     return hits["same"] / pairs, hits["bad"] / pairs
 
 
+LATER_ASKS = {
+    "first pass and probe (before round 8)": (),
+    "and the base system's asks of the changed cases (shipped since round 8)": ("base",),
+    "and both systems' later asks of the changed cases (the PR's re-asks too)": ("base", "pr"),
+}
+"""Which later asks of the changed cases the note's test reads beside the first pass and the probe."""
+
+
+def _reasked(first: bool, verdict: bool, p: float, rng: np.random.Generator) -> np.ndarray:
+    """The candidate's re-asks of a changed case (gate/confirm.py): 4, then 5 more when its 5 samples are
+    split and their verdict still differs from the baseline's."""
+    again = rng.random(4) < p
+    right = int(first) + int(again.sum())
+    after = first if 2 * right == 5 else 2 * right > 5
+    if 0 < right < 5 and after != verdict:
+        again = np.concatenate([again, rng.random(5) < p])
+    return again
+
+
+def run_with_reasks(reads: tuple[str, ...], worlds: int, seed: int) -> tuple[float, float, np.ndarray]:
+    """The note under the pull request's whole ask budget: the changed cases (the first ask against the
+    verdict of the baseline's first 3 samples), the candidate's re-asks of them, the base system's asks of
+    them (gate/control.py control_samples: at most 3 each) and the probe of what the cap of 10 extra calls
+    per changed case leaves (probe_size). `reads`: which later asks of the changed cases enter the test,
+    each case one stratum against the baseline's samples after its first 3 (reask_tables). Returns the
+    note's rate on same-system and bad-day pairs, and the bad days' mean asks (changed cases, candidate
+    re-asks, base asks, probe)."""
+    design = Design("shipped")
+    rng = np.random.default_rng(seed)
+    hits = {"same": 0, "bad": 0}
+    pairs = 0
+    budget = []
+    for _ in range(worlds):
+        ordinary, bad_day = world(rng, design)
+        nb, n = design.baseline_samples, ordinary.size
+        baseline = rng.random((nb, n)) < ordinary[None, :]
+        verdict = baseline[:3].sum(0) >= 2
+        every, after_first, after_3 = baseline.sum(0), baseline[1:].sum(0), baseline[3:].sum(0)
+        for _ in range(PER_WORLD):
+            pairs += 1
+            for kind, p in (("same", ordinary), ("bad", bad_day)):
+                first = rng.random(n) < p
+                changed = np.flatnonzero(first != verdict)
+                reasks = {
+                    int(i): _reasked(bool(first[i]), bool(verdict[i]), float(p[i]), rng) for i in changed
+                }
+                spent = sum(a.size for a in reasks.values())
+                each = max(1, min(3, (10 * changed.size - spent) // changed.size)) if changed.size else 0
+                base = {int(i): rng.random(each) < p[i] for i in changed}
+                size = max(0, min(3 * changed.size, 10 * changed.size - spent - each * changed.size))
+                eligible = np.flatnonzero(baseline[0] & ~np.isin(np.arange(n), changed))
+                probe = rng.choice(eligible, size=min(size, eligible.size), replace=False)
+                again = rng.random(probe.size) < p[probe]
+                tables = [(int(every[i]), nb, int(first[i]), 1) for i in range(n)]
+                tables += [
+                    (int(after_first[i]), nb - 1, int(a), 1) for i, a in zip(probe, again, strict=True)
+                ]
+                wrong_now = int((~first).sum() + (~again).sum())
+                for i in changed if reads else ():
+                    now = np.concatenate([base[int(i)], reasks[int(i)] if "pr" in reads else []])
+                    tables.append((int(after_3[i]), nb - 3, int(now.sum()), now.size))
+                    wrong_now += int(now.size - now.sum())
+                if kind == "bad":
+                    budget.append((changed.size, spent, each * changed.size, probe.size))
+                hits[kind] += said(tables, wrong_now, design)
+    return hits["same"] / pairs, hits["bad"] / pairs, np.mean(budget, axis=0)
+
+
 def main() -> None:
     raw = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
     parser.add_argument("--worlds", type=int, default=300, help="worlds per design (4 pairs each)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--later-asks",
+        action="store_true",
+        help="model the whole ask budget and the changed cases' later asks",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     print(f"{args.worlds * PER_WORLD} pairs per design, seed {args.seed} (the same worlds for every design)")
     print("| design | same system: says shifted | bad day: says shifted | goal |")
     print("|---|---|---|---|")
-    for design in DESIGNS:
-        same, bad = run(design, args.worlds, args.seed)
-        print(f"| {design.name} | {same:.1%} | {bad:.1%} | bad day >= 80 % |")
+    if args.later_asks:
+        for name, reads in LATER_ASKS.items():
+            same, bad, asks = run_with_reasks(reads, args.worlds, args.seed)
+            print(f"| {name} | {same:.1%} | {bad:.1%} | bad day >= 80 % |")
+        changed, reasks, base, probe = asks
+        print(f"bad days' asks per pull request: {changed:.1f} changed cases, {reasks:.1f} re-asks of the")
+        print(f"candidate, {base:.1f} of the base system, {probe:.1f} probe asks")
+    else:
+        for design in DESIGNS:
+            same, bad = run(design, args.worlds, args.seed)
+            print(f"| {design.name} | {same:.1%} | {bad:.1%} | bad day >= 80 % |")
     print(f"wall {time.perf_counter() - started:.0f} s")
 
 

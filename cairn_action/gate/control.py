@@ -20,8 +20,8 @@ from cairn_action.gate.stats import Stratified, weighted_drop
 from cairn_action.report.models import ControlNote, PerCase, ProbeRow, Report
 
 SHIFT_P = 0.1
-"""The comment says the environment shifted when the answers now (the first pass, the probe and the later
-asks of the changed cases) are right less often than the baseline at this one-sided level (the exact
+"""The comment says the environment shifted when the answers now (the first pass, the probe and the base
+system's asks of the changed cases) are right less often than the baseline at this one-sided level (the exact
 weighted test, stats.weighted_drop) and the fresh pairing clears the pull request (shift_note); the
 probe-only control calls the verdict incomplete at it (drift)."""
 
@@ -109,33 +109,28 @@ def _usable_samples(row: PerCase) -> list[bool]:
 
 
 def reask_tables(
-    baseline: Report, control: Report, candidate: Report, cases: Collection[str]
+    baseline: Report, control: Report, cases: Collection[str]
 ) -> list[tuple[int, int, int, int]]:
     """(right before, samples before, right now, asks now) per changed case (`cases`, the control's): now is
-    every ask made of it during this pull request after the first pass, the base system's (the control's
-    row) and this PR's re-asks (its samples after the first); before is the baseline's samples after its
-    first RULE_SAMPLES.
+    the base system's asks of it during this pull request (the control's row), before the baseline's
+    samples after its first RULE_SAMPLES.
 
     Why those samples: what chose the case (the candidate's first sample against the verdict of the
     baseline's first 3, gate/confirm.py) is on neither side, so under "nothing moved" every sample of the
     table is a draw of the same coin and the exact test stays valid. The first pass alone, 72 asks, often
-    does not show a 5-point bad day; these asks are already paid for (in a numpy model of the harness, the
-    note on bad days 76 -> 80 %, on same-system pull requests unchanged: benchmarks/README.md, round 8).
-    A case whose baseline has no sample beyond its first 3 adds nothing."""
+    does not show a 5-point bad day, and these asks are already paid for. This PR's re-asks are left out:
+    they measure the PR as much as the environment, and on the held-out harness they added no note
+    (benchmarks/README.md, round 8). A case whose baseline has no sample beyond its first 3 adds nothing."""
     before_rows = {r.case_id: r for r in baseline.per_case}
-    control_rows = {r.case_id: r for r in control.per_case}
     tables = []
-    for row in candidate.per_case:
-        base, now = before_rows.get(row.case_id), control_rows.get(row.case_id)
-        if row.case_id not in cases or base is None or now is None or verdict(base) is None:
+    for now in control.per_case:
+        base = before_rows.get(now.case_id)
+        if now.case_id not in cases or base is None or verdict(base) is None or now.status == "stale":
             continue
         before = _usable_samples(base)[RULE_SAMPLES:]
-        asked = tally(now) if now.status != "stale" else None
-        fresh = [bool(s.right) for s in row.samples if s.right is not None]
-        right_now = (asked.right if asked else 0) + sum(fresh)
-        n_now = (asked.n if asked else 0) + len(fresh)
-        if before and n_now:
-            tables.append((sum(before), len(before), right_now, n_now))
+        asked = tally(now)
+        if before and asked.n:
+            tables.append((sum(before), len(before), asked.right, asked.n))
     return tables
 
 
@@ -144,8 +139,8 @@ def shift_note(
 ) -> Shift:
     """What the comment says of the environment. It shifted when the answers now are right less often than
     the baseline (stats.weighted_drop p < SHIFT_P): the first pass over every case, the drift probe, and
-    the later asks of the changed cases (both systems', each against the baseline samples that did not
-    choose the case: reask_tables); and the fresh pairing on the changed cases, this PR's re-asks against
+    the base system's asks of the changed cases (against the baseline samples that did not choose the
+    case: reask_tables); and the fresh pairing on the changed cases, this PR's re-asks against
     the base system's, does not blame the pull request for it: cleared at p >= PAIRING_CLEAR; said without
     clearing at p >= PAIRING_SILENT when no critical case is lost (`critical_lost`, the gate's verdict). The
     pairing is the one the correctness rule reads (`stats`, the comparison with the control:
@@ -155,7 +150,7 @@ def shift_note(
     if note is None:
         return Shift(False, False, "")
     pairing_p = 1.0 if stats.pairing_p_one_sided is None else stats.pairing_p_one_sided
-    reasked = reask_tables(baseline, control, candidate, note.cases)
+    reasked = reask_tables(baseline, control, note.cases)
     whole = weighted_drop(
         first_pass_tables(baseline, candidate) + probe_tables(baseline, note.probe) + reasked
     )
@@ -168,7 +163,7 @@ def shift_note(
     if reasked:
         asks = sum(t[3] for t in reasked)
         parts.append(
-            f"{asks} later ask{'s' if asks != 1 else ''} of the {len(reasked)} changed "
+            f"the base system's {asks} ask{'s' if asks != 1 else ''} of the {len(reasked)} changed "
             f"case{'s' if len(reasked) != 1 else ''}"
         )
     asked_now = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
