@@ -3,7 +3,7 @@ that did not choose the case (issue 23, round 8)."""
 
 from __future__ import annotations
 
-from gate_fixtures import report
+from gate_fixtures import assert_matches_expected, report
 
 from cairn_action.gate import run_gate
 from cairn_action.gate.control import first_pass_tables, probe_tables, reask_tables, shift_note
@@ -42,7 +42,7 @@ def _candidate(baseline: Report, first_then_reasks: list[bool]) -> Report:
     for c in baseline.per_case:
         row = c.model_copy(update={"n_samples": 1, "n_right": None, "samples": []})
         if c.case_id == "ret-008":
-            wrong_first = {"correct": first_then_reasks[0], "answer_text": "Not 15 days."}
+            wrong_first = {"correct": first_then_reasks[0], "answer_text": "No, it is dairy-free."}
             row = _samples(row.model_copy(update=wrong_first), first_then_reasks)
         rows.append(row)
     return baseline.model_copy(update={"per_case": rows})
@@ -93,3 +93,9 @@ def test_shift_note__first_pass_alone_not_moved__the_base_systems_asks_now_say_i
     decision = result.decision
     assert decision.status == "pass"
     assert decision.headline.endswith("; the environment shifted since the baseline, not this PR")
+    # What the pull request sees: the note names the base system's asks among the answers now.
+    from cairn_action.render.markdown import render_comment
+
+    body = render_comment(result, trend=None)
+    assert "the base system's 3 asks of the 1 changed case" in body
+    assert_matches_expected("pass_environment_shifted_base_asks.md", body)
