@@ -16,7 +16,9 @@ ratio is taken under the same load:
 - `cold`: `cairn eval` with an empty `.cairn/` (no response cache, no index cache, no artifact);
 - `warm`: the same command again (every answer and judgement from the cache, the index read back).
 With `--against`, the two trees take turns at going first, round by round. `--cold-only` skips the warm runs
-(more rounds of the figure that is not met in the same time, on a loaded machine).
+(more rounds of the figure that is not met in the same time, on a loaded machine). `--stub-share` adds as
+many cold runs of this tree with the stub answerer's CPU time summed over its calls: how much of a cold run
+is the sample's system under test answering, and what the rest is against the imports.
 
 `cairn eval` runs as `python -m cairn_action eval` (what the `cairn` script and the image's entrypoint run),
 so that the `--against` tree's own entry point is the one timed.
@@ -82,8 +84,51 @@ def against_args(
     parser.add_argument("--against", type=Path, help="another Cairn source tree to time in the same rounds")
     if cold_only:
         parser.add_argument("--cold-only", action="store_true", help="time no warm runs")
+        parser.add_argument(
+            "--stub-share", action="store_true", help="also time the stub's answering in more cold runs"
+        )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     return parser.parse_args(), env
+
+
+# `cairn eval` as `python -m cairn_action eval` runs it (cli.run), with the stub answerer's CPU time summed
+# over its calls (thread time, so what the other threads do in the meantime is not counted) and printed last
+# on stderr: the part of a cold run that is the sample's system under test answering, not Cairn.
+_STUB_TIMED = """
+import sys, threading, time
+from cairn_action.providers.stub import answerer
+spent, lock, answer = [0.0], threading.Lock(), answerer.StubAnswerer.answer
+def timed(self, request):
+    started = time.thread_time()
+    try:
+        return answer(self, request)
+    finally:
+        with lock:
+            spent[0] += time.thread_time() - started
+answerer.StubAnswerer.answer = timed
+from cairn_action.cli import run
+sys.argv = ["cairn", "eval"]
+code = run()
+print(f"stub answering {spent[0]:.6f}", file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def stub_share(project: Path, runs: int) -> tuple[float, float]:
+    """Cold runs with the stub's answering timed: (median wall, median stub CPU), how much of the cold run
+    is the system under test answering."""
+    walls, stubs = [], []
+    for _ in range(runs):
+        shutil.rmtree(project / ".cairn", ignore_errors=True)
+        shutil.rmtree(project / "reports", ignore_errors=True)
+        started = time.perf_counter()
+        argv = [sys.executable, "-c", _STUB_TIMED]
+        done = subprocess.run(argv, cwd=project, capture_output=True, text=True, check=False)
+        walls.append(time.perf_counter() - started)
+        if done.returncode != 0:
+            raise SystemExit(f"timed cold eval failed: {done.stderr[-2000:]}")
+        stubs.append(float(done.stderr.rsplit("stub answering ", 1)[1].split()[0]))
+    return statistics.median(walls), statistics.median(stubs)
 
 
 def main() -> None:
@@ -118,6 +163,7 @@ def main() -> None:
                 figures[f"cold{label}"].append(timed(EVAL, project, tree_env))
                 if not args.cold_only:
                     figures[f"warm{label}"].append(timed(EVAL, project, tree_env))
+        share = stub_share(project, args.runs) if args.stub_share else None
     load = os.getloadavg()[0]
     print(f"{args.runs} rounds; load average {load:.1f} at the end (2 cores: above 2 the figures are noisy)")
     print("| run | median wall | range | median CPU | wall / imports | CPU / imports | limit | |")
@@ -133,6 +179,13 @@ def main() -> None:
         print(
             f"| {name} | {wall:.2f} s | {min(walls):.2f}-{max(walls):.2f} | {cpu:.2f} s | {ratio:.2f}x | "
             f"{cpu / base_cpu:.2f}x | {f'{limit}x' if limit else ''} | {verdict} |"
+        )
+    if share is not None:
+        wall, stub = share
+        print(
+            f"cold, {args.runs} more runs with the stub's answering timed: {wall:.2f} s, of which the stub "
+            f"(the sample's system under test) answering {stub:.2f} s of CPU; the rest {wall - stub:.2f} s, "
+            f"{(wall - stub) / base:.2f}x the imports"
         )
 
 
