@@ -4,7 +4,7 @@ Not a test: it prints, per design, how often the note's test fires on a same-sys
 bad day, under the held-out harness's noise model (benchmarks/heldout_noise.py, re-implemented here in
 numpy, without HTTP, the judge's wording or the gate's other rules):
 
-    .venv/bin/python benchmarks/shift_note_sim.py [--worlds 300] [--seed 7] [--later-asks]
+    .venv/bin/python benchmarks/shift_note_sim.py [--worlds 300] [--seed 7] [--later-asks [--extra-probe N]]
 
 The model: 54 answerable and 18 unanswerable eval cases; 70 % and 80 % of them truly right; each case flips
 with its own rate f ~ Beta(0.25, 3.5) on every ask; an answerable answer is graded by a judge that errs per
@@ -178,11 +178,14 @@ def _reasked(first: bool, verdict: bool, p: float, rng: np.random.Generator) -> 
     return again
 
 
-def run_with_reasks(reads: tuple[str, ...], worlds: int, seed: int) -> tuple[float, float, np.ndarray]:
+def run_with_reasks(
+    reads: tuple[str, ...], worlds: int, seed: int, extra_probe: int = 0
+) -> tuple[float, float, np.ndarray]:
     """The note under the pull request's whole ask budget: the changed cases (the first ask against the
     verdict of the baseline's first 3 samples), the candidate's re-asks of them, the base system's asks of
     them (gate/control.py control_samples: at most 3 each) and the probe of what the cap of 10 extra calls
-    per changed case leaves (probe_size). `reads`: which later asks of the changed cases enter the test,
+    per changed case leaves (probe_size), plus `extra_probe` asks beyond the cap. `reads`: which later
+    asks of the changed cases enter the test,
     each case one stratum against the baseline's samples after its first 3 (reask_tables). Returns the
     note's rate on same-system and bad-day pairs, and the bad days' mean asks (changed cases, candidate
     re-asks, base asks, probe)."""
@@ -209,6 +212,7 @@ def run_with_reasks(reads: tuple[str, ...], worlds: int, seed: int) -> tuple[flo
                 each = max(1, min(3, (10 * changed.size - spent) // changed.size)) if changed.size else 0
                 base = {int(i): rng.random(each) < p[i] for i in changed}
                 size = max(0, min(3 * changed.size, 10 * changed.size - spent - each * changed.size))
+                size += extra_probe
                 eligible = np.flatnonzero(baseline[0] & ~np.isin(np.arange(n), changed))
                 probe = rng.choice(eligible, size=min(size, eligible.size), replace=False)
                 again = rng.random(probe.size) < p[probe]
@@ -237,6 +241,9 @@ def main() -> None:
         action="store_true",
         help="model the whole ask budget and the changed cases' later asks",
     )
+    parser.add_argument(
+        "--extra-probe", type=int, default=0, help="with --later-asks: probe asks beyond the cap, per PR"
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     print(f"{args.worlds * PER_WORLD} pairs per design, seed {args.seed} (the same worlds for every design)")
@@ -244,7 +251,7 @@ def main() -> None:
     print("|---|---|---|---|")
     if args.later_asks:
         for name, reads in LATER_ASKS.items():
-            same, bad, asks = run_with_reasks(reads, args.worlds, args.seed)
+            same, bad, asks = run_with_reasks(reads, args.worlds, args.seed, args.extra_probe)
             print(f"| {name} | {same:.1%} | {bad:.1%} | bad day >= 80 % |")
         changed, reasks, base, probe = asks
         print(f"bad days' asks per pull request: {changed:.1f} changed cases, {reasks:.1f} re-asks of the")
