@@ -24,7 +24,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     from cairn_action.providers.services import ProviderServices
     from cairn_action.report.io import write_text_atomic
     from cairn_action.run.cache import ResultCache
-    from cairn_action.run.graded import JUDGE_DRAWS, judge_answer
+    from cairn_action.run.graded import draws_for, judge_answer
     from cairn_action.run.judge import LexicalJudge
     from cairn_action.score.judge_check import check_path, disagreements, measure, read_labels
 
@@ -54,12 +54,9 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
         judge = build_llm_judge(config.judge, config.provider, os.environ, services)
     name = str(getattr(judge, "label", config.judge.name))
     # Graded as an evaluation grades every sample (run/evaluation.py): a judge that is not deterministic by
-    # the majority of up to JUDGE_DRAWS draws. A check of one draw would measure a judge the gate never uses.
-    draws = (
-        1
-        if isinstance(judge, LexicalJudge) or getattr(judge, "deterministic", False) is True
-        else JUDGE_DRAWS
-    )
+    # the majority of up to JUDGE_DRAWS draws (run/graded.py draws_for). A check of one draw would measure a
+    # judge the gate never uses.
+    draws = draws_for(judge)
     cache = ResultCache(loaded.cache_dir)
 
     def grade(label: Label) -> Judged:

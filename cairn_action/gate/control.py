@@ -15,7 +15,7 @@ from cairn_action.errors import DataError
 from cairn_action.gate.compare import refusals
 from cairn_action.gate.confirm import confirmation_plan
 from cairn_action.gate.models import Statistics
-from cairn_action.gate.outcome import RULE_SAMPLES, is_right, tally, verdict
+from cairn_action.gate.outcome import RULE_SAMPLES, is_right, tally, usable_samples, verdict
 from cairn_action.gate.stats import Stratified, weighted_drop
 from cairn_action.report.models import ControlNote, PerCase, ProbeRow, Report
 
@@ -100,14 +100,6 @@ def first_pass_tables(baseline: Report, candidate: Report) -> list[tuple[int, in
     return tables
 
 
-def _usable_samples(row: PerCase) -> list[bool]:
-    """A case's usable samples in the order asked: the first (unless errored or stale), then the later ones
-    (as outcome.rule_samples reads them)."""
-    first = [] if row.status in ("error", "stale") else [bool(is_right(row))]
-    later = sorted((s for s in row.samples if s.right is not None), key=lambda s: s.sample)
-    return first + [bool(s.right) for s in later]
-
-
 def reask_tables(
     baseline: Report, control: Report, cases: Collection[str]
 ) -> list[tuple[int, int, int, int]]:
@@ -127,7 +119,7 @@ def reask_tables(
         base = before_rows.get(now.case_id)
         if now.case_id not in cases or base is None or verdict(base) is None or now.status == "stale":
             continue
-        before = _usable_samples(base)[RULE_SAMPLES:]
+        before = usable_samples(base)[RULE_SAMPLES:]
         asked = tally(now)
         if before and asked.n:
             tables.append((sum(before), len(before), asked.right, asked.n))

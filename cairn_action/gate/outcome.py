@@ -13,7 +13,7 @@ from functools import cache
 
 from cairn_action.gate.exact import fisher_greater
 from cairn_action.gate.models import CaseSide, Outcome, RetrievalChange, Transition
-from cairn_action.report.models import PerCase, Report
+from cairn_action.report.models import PerCase, Report, SampleOutcome
 from cairn_action.report.why import Setting, wrong_reason
 
 
@@ -52,6 +52,22 @@ Fisher they make a coin-flip case look stable: "right in 10 of 10, now 1 of 5" i
 80 % of the time, and honest pull requests failed 15 % without a control (benchmarks/README.md)."""
 
 
+def _first(row: PerCase) -> list[bool]:
+    """The case's first ask as a usable sample: none when it errored or is stale."""
+    return [] if row.status in ("error", "stale") else [bool(is_right(row))]
+
+
+def _later(row: PerCase) -> list[SampleOutcome]:
+    """The case's usable later samples, in the order asked."""
+    return [s for s in sorted(row.samples, key=lambda s: s.sample) if s.right is not None]
+
+
+def usable_samples(row: PerCase) -> list[bool]:
+    """Right or wrong, each usable sample of the case in the order asked: the first ask, then the later
+    ones (what `rule_samples` takes the first `k` of)."""
+    return _first(row) + [bool(s.right) for s in _later(row)]
+
+
 def rule_samples(baseline: Report, k: int = RULE_SAMPLES) -> Report:
     """The baseline with each case counted on its first `k` usable samples (the first ask, then the later
     ones in the order asked): what the per-case rules and the confirmation plan read. A case with at most
@@ -59,10 +75,9 @@ def rule_samples(baseline: Report, k: int = RULE_SAMPLES) -> Report:
     rows = []
     for row in baseline.per_case:
         if row.n_right is not None and row.n_samples > k:
-            first = [] if row.status in ("error", "stale") else [is_right(row)]
-            later = [s for s in sorted(row.samples, key=lambda s: s.sample) if s.right is not None]
-            kept = later[: k - len(first)]
-            usable = first + [s.right for s in kept]
+            first = _first(row)
+            kept = _later(row)[: k - len(first)]
+            usable = first + [bool(s.right) for s in kept]
             update = {"n_samples": len(usable), "n_right": sum(map(bool, usable)), "samples": kept}
             row = row.model_copy(update=update)
         rows.append(row)

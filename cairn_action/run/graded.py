@@ -122,6 +122,15 @@ def judge_answer(
     return Judged(verdict=winner.verdict, calls=_calls(judged))
 
 
+def draws_for(judge: PlainJudge | GradingJudge, draws: int = JUDGE_DRAWS) -> int:
+    """The most draws `judge_answer` makes of `judge` for one answer, asked for `draws`: one for a judge
+    that is deterministic (not a model judge, or one that declares itself so), else `draws`."""
+    llm_judge = sys.modules.get(_LLM_JUDGE_MODULE)
+    if llm_judge is None or not isinstance(judge, llm_judge.LLMJudge):
+        return 1
+    return 1 if getattr(judge, "deterministic", False) is True else max(draws, 1)
+
+
 def _draw_key(key: str, draw: int) -> str:
     return hashlib.sha256(f"{key}\0draw\0{draw}".encode()).hexdigest()
 

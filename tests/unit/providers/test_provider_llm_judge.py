@@ -229,3 +229,15 @@ def test_judge_again__baseline_draws__each_record_judged_by_the_majority_of_its_
         llm.backend.close()
     assert len(server.requests) == 3 and judged.judge is not None and judged.judge.correct is True
     assert sum(c.role == "judge" for c in judged.calls) == 3
+
+
+def test_draws_for__model_judge_draws_three__lexical_or_self_declared_deterministic_judge_one() -> None:
+    from cairn_action.run.graded import JUDGE_DRAWS, draws_for
+    from cairn_action.run.judge import LexicalJudge
+
+    llm = LLMJudge(openai_chat("http://127.0.0.1:9/v1", max_retries=0))  # never called
+    assert draws_for(llm) == JUDGE_DRAWS == 3
+    assert draws_for(LexicalJudge()) == 1
+    llm.deterministic = True  # type: ignore[attr-defined]
+    assert draws_for(llm) == 1
+    llm.backend.close()
